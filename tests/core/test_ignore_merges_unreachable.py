@@ -111,3 +111,72 @@ def test_the_reach_rule_counts_tokens_found_whole_as_reachable(files):
         checked += 1
     assert checked > 2000
     assert not {oracle.token_to_id(_hf_token(run)) for run in added} & unreachable
+
+
+def test_gpt2_files_hold_a_file_whose_every_token_merging_reaches(tmp_path):
+    """Found by the conversion audit: a Llama-3-style file sets ignore_merges, which merges.txt
+    cannot say, so saving it as GPT-2 files was refused, although every token of it is what
+    merging its bytes gives and the look-up changes no id (its tiktoken files, converted to
+    GPT-2's, were accepted and encoded the same)."""
+    import warnings
+
+    from foreign_files import llama3_style
+
+    from bpe_studio.core.encode.tokenizer import Tokenizer as OurTokenizer
+
+    path = llama3_style(tmp_path / "llama", full=True)
+    assert json.loads(path.read_text(encoding="utf-8"))["model"]["ignore_merges"] is True
+    ours = OurTokenizer.load(path)
+    assert ours.to_data().ignore_merges
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the template and the pattern, said elsewhere
+        written = ours.save(tmp_path / "gpt2", format="gpt2")
+    assert [p.name for p in written] == ["vocab.json", "merges.txt"]
+    specials = ours.to_data().special_tokens
+    assert set(specials) == {"<|endoftext|>", "<|begin_of_text|>"}
+    back = OurTokenizer.from_files(*written, specials, pattern=LLAMA3_REGEX)
+    oracle = Tokenizer.from_file(str(path))
+    text = read_fixture(SLICES["english"])[:60_000] + read_fixture(SLICES["chinese"])[:30_000]
+    expected = oracle.encode(text, add_special_tokens=False).ids
+    assert back.encode(text) == expected
+    # Every ordinary token's own text comes back as that one token, as the file gives it.
+    for i, data in ours.vocab.items():
+        try:
+            piece = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if (
+            piece
+            and i not in ours.merger.special_ids
+            and regex.findall(LLAMA3_REGEX, piece) == [piece]
+        ):
+            assert back.encode(piece) == oracle.encode(piece, add_special_tokens=False).ids
+
+
+def test_gpt2_files_still_refuse_a_file_with_tokens_only_the_look_up_gives(files, tmp_path):
+    """A token merging never makes is found only by the look-up, which merges.txt cannot say."""
+    path, _, _ = files
+    with pytest.raises(ValueError, match=r"ignore_merges.*save it as 'hf'"):
+        open_tokenizer(str(path)).save(tmp_path / "gpt2", format="gpt2")
+    assert not (tmp_path / "gpt2").exists()
+
+
+@pytest.mark.parametrize(
+    ("pattern", "free"),
+    [
+        (LLAMA3_REGEX, True),
+        (r"[^\s$^]+|\s+(?!\S)|\\b", True),  # in a class, or escaped: no assertion
+        (r"\bword|\s+", False),
+        (r"\s+$|\S+", False),
+        (r"^\S+|\s+", False),
+        (r"(?=\S)\s|\S+", False),
+        (r"(?<=a)b|\S+", False),
+        (r"\m\w+|\W+", False),
+        (r"(?r)\w+|\W+", False),
+        (r"(?V1)[\w--\d]+|\W+", False),
+    ],
+)
+def test_a_pattern_decides_pre_tokens_by_their_own_text_only_without_assertions(pattern, free):
+    from bpe_studio.core.encode.whole_lookup import _context_free
+
+    assert _context_free(pattern) is free

@@ -234,13 +234,13 @@ class Tokenizer(TiktokenNames):
         ``format="gpt2"`` (or None, the default): ``vocab.json`` + ``merges.txt``; ``"hf"``:
         ``tokenizer.json``; ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.tiktoken.json``
         (``name`` defaults to "tokenizer"). Returns the paths written. A format that cannot
-        hold this tokenizer exactly raises ValueError naming the file. GPT-2 files hold no
-        pattern and mark no special token (the loader takes the entries no merge makes that
-        look like ``<...>`` or ``[...]``): what that loses of this one, a LossyFormatWarning
-        names, with the formats that hold it (``files.gpt2_losses``)."""
+        hold this tokenizer exactly raises ValueError naming the file (GPT-2 files cannot say
+        ``ignore_merges``: ``whole_lookup``). What GPT-2 files lose (no pattern, no special token
+        marked) a LossyFormatWarning names, with the formats that hold it."""
         from ..formats.files import save_data
+        from .whole_lookup import data_to_save
 
-        return save_data(directory, self.to_data(), format or "gpt2", name)
+        return save_data(directory, data_to_save(self, format), format or "gpt2", name)
 
     # --------------------------------------------------------------- queries
     kind = "byte-level BPE"  # what ForeignTokenizer.kind names for the other kinds

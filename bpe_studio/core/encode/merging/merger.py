@@ -315,6 +315,23 @@ class Merger:
         (merged). Under ``ignore_merges`` any token is, those merging cannot reach included."""
         return None if self._whole is None else self._whole.get(data)
 
+    def found_whole_only(self) -> list[bytes]:
+        """The tokens looked up whole (``ignore_merges``) that merging their bytes does not
+        give: the look-up changes the ids of a pre-token that is one of them, and only of
+        those. Empty when nothing is looked up."""
+        if self._whole is None:
+            return []
+        longer = [(tok, idx) for tok, idx in self._whole.items() if len(tok) > 1]
+        if not longer:
+            return []
+        flat, ends = self.merge_many([tok for tok, _ in longer])
+        starts = [0, *ends[:-1]]
+        return [
+            tok
+            for (tok, idx), start, end in zip(longer, starts, ends)
+            if end - start != 1 or int(flat[start]) != idx
+        ]
+
     def _piece_ids(self, piece: str) -> bytes:
         """Ids of one pre-token (uncached), packed."""
         data = piece.encode("utf-8")
