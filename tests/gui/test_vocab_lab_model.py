@@ -777,3 +777,61 @@ def test_a_dead_worker_or_lab_process_is_told_in_words_and_asking_again_works(mo
         assert [x for x in messages if isinstance(x, Ended)] == [Ended(again.number, Outcome.DONE)]
     finally:
         lab.shutdown()
+
+
+_CLOSE_DURING_USAGE = """
+import PySide6.QtCore  # as the app's main module, which the fork server imports first
+
+import sys
+import time
+
+from bpe_studio.gui.model.lab_process import LabProcess
+from bpe_studio.gui.model.lab_records import (
+    CorpusRef, Kind, LabJob, Progress, TokenizerRef, TokenizerSpec,
+)
+
+
+def main():
+    messages = []
+    lab = LabProcess(messages.append)
+    spec = TokenizerSpec(TokenizerRef("preset:gpt2", "gpt2"), Kind.PRESET, source="gpt2")
+    corpus = CorpusRef((sys.argv[1],), "text", "corpus.txt")
+    lab.submit(LabJob(spec, corpus, makeup=False, workers=2))
+    while not any(
+        isinstance(m, Progress) and m.stage.startswith("encoding") and 0 < m.done < m.total
+        for m in list(messages)
+    ):
+        time.sleep(0.02)
+    lab.shutdown()  # the window closing while the usage is computed: the process is ended
+    print("shut", flush=True)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_closing_during_a_usage_leaves_no_semaphore_to_warn_of(tmp_path):
+    """A real-display audit: switching the lab's tokenizer while a corpus was encoded, then
+    closing the window, printed multiprocessing's "leaked semaphore objects" warning as the
+    app exited. The lab's process had started its usage's workers through the fork server
+    (PySide6, imported by the app's main module, was in its modules), so their queues'
+    semaphores were named for the app's resource tracker, and the process was ended before it
+    could unname them."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "close_during_usage.py"
+    script.write_text(_CLOSE_DURING_USAGE, encoding="utf-8")
+    text = CORPUS.read_text(encoding="utf-8")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(text * max(1, 40_000_000 // len(text)), encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), str(corpus)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0 and done.stdout == "shut\n", done.stderr
+    assert "leaked" not in done.stderr, done.stderr

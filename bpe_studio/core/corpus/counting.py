@@ -474,6 +474,20 @@ def pool_start_explained(context: multiprocessing.context.BaseContext) -> Iterat
         ) from e
 
 
+_WITHOUT_QT = False  # set by runs_without_qt
+
+
+def runs_without_qt() -> None:
+    """Say that this process starts no Qt though PySide6 may be imported (a process of the
+    app's started by the fork server, which imports the app's main module first): while it
+    runs one thread, :func:`mp_context` may then fork it. Its workers are then its children,
+    in its process group, and their queues' semaphores are never named, so ending the group
+    at once (the app closing during a job) leaves none for the app's resource tracker to
+    warn of at its exit."""
+    global _WITHOUT_QT
+    _WITHOUT_QT = True
+
+
 def mp_context() -> multiprocessing.context.BaseContext:
     """fork where it is safe (fast, and scripts need no ``__main__`` guard); otherwise a clean
     start. subtle: forking a process that runs other threads (the GUI trains from a QThread,
@@ -482,7 +496,7 @@ def mp_context() -> multiprocessing.context.BaseContext:
     single_threaded = (
         threading.current_thread() is threading.main_thread()
         and threading.active_count() == 1
-        and not any(m.startswith(("PySide6", "PyQt")) for m in sys.modules)
+        and (_WITHOUT_QT or not any(m.startswith(("PySide6", "PyQt")) for m in sys.modules))
     )
     if "fork" in methods and hasattr(os, "fork") and single_threaded:
         return multiprocessing.get_context("fork")

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...core import Tokenizer
-from ...core.corpus.counting import ignore_interrupts
+from ...core.corpus.counting import ignore_interrupts, runs_without_qt
 from ...core.encode.foreign import AnyTokenizer, open_tokenizer
 from ...core.explain.categories import CATEGORIES
 from ...core.explain.overlap import Overlap, overlap
@@ -314,6 +314,7 @@ def serve(conn: Connection, cancelled_upto: Any, temp: str | None = None) -> Non
         # join: the app ends the whole group when this process does not stop in time
         # (``LabProcess.shutdown``); ending this process alone would leave them waiting.
         os.setpgrp()
+    runs_without_qt()
     server = _Server(conn, cancelled_upto)
     try:
         while True:
