@@ -454,10 +454,26 @@ def check_out_file(
         raise CliError(f"{user_path}: names a folder; --out names the file to write")
     _not_an_input(out, user_path, inputs)
     if is_stream(user_path):
+        _device_opens(user_path)
         return
     if _present(out) and not force:  # a dangling link is there too
         raise CliError(f"{user_path}: exists; pass --force to replace it, or choose another --out")
     _probe_directory(out.parent, user_path)
+
+
+def _device_opens(user_path: str) -> None:
+    """:class:`CliError` when ``user_path`` is a device that cannot be opened for writing:
+    ``/dev/tty`` in a process with no terminal (cron, ``ssh`` without ``-t``) was refused only
+    by the last write, after all the work. A named pipe is not opened: its reader may come
+    later."""
+    try:
+        if not stat.S_ISCHR(os.stat(user_path).st_mode):
+            return
+        # O_NOCTTY: opening a terminal never makes it this process's controlling one.
+        fd = os.open(user_path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | os.O_NONBLOCK)
+    except OSError as error:
+        raise CliError(os_error_message(user_path, error)) from None
+    os.close(fd)
 
 
 def is_stream(user_path: str) -> bool:

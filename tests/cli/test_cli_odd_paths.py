@@ -691,3 +691,25 @@ def _naming(args: tuple[str, ...], corpus: list[str]) -> list[str]:
     if args[0] == "inspect":
         return [*args[:2], *(w for path in corpus for w in ("--corpus", path))]
     return [args[0], *corpus, *args[1:]]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/tty"), reason="needs /dev/tty")
+@pytest.mark.parametrize("command", ["encode", "decode"])
+def test_a_terminal_that_cannot_be_opened_is_refused_before_the_tokenizer_is_read(
+    tmp_path, command
+):
+    """Found by the README audit: with no controlling terminal (cron, ``ssh`` without ``-t``,
+    ``setsid``), ``encode --out /dev/tty`` encoded the whole input and only the last write
+    said it cannot write there. The README says ``--out`` is checked before the tokenizer is
+    read: a tokenizer that is not there shows which came first."""
+    given = write_text(tmp_path / "a.txt", "hello world")
+    if command == "decode":
+        given = tmp_path / "a.npy"
+        np.save(given, np.array([31373, 995], dtype=np.uint32))
+    result = subprocess.run(
+        _command((command, given.name, "--tokenizer", "./missing", "--out", "/dev/tty")),
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=tmp_path, env=_env(),
+        timeout=120, start_new_session=True,  # a session of its own: no controlling terminal
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert error_line(result).startswith("bpe-studio: error: /dev/tty: cannot write there: ")
