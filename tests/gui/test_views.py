@@ -139,3 +139,35 @@ def test_merge_list_at_step_zero_shows_the_first_merge(qtbot):
     hub.select_step(0)
     assert bar.value() == 0 and view.selected_rank() is None
     assert not view.table.visualRect(view.model.index(0, 0)).isEmpty()
+
+
+def test_long_pairs_leave_the_bars_and_the_title_their_room(qtbot):
+    """Found by the app audit: at 1280x800, after 24,000 merges of Chinese text, one pair of
+    long Han tokens took 320 of the chart's 340 pixels for its label: the bars shrank to a
+    sliver and the title was cut to "#24,21" with no "…". The labels now take at most 45% of
+    the chart, their tokens cut with "…", and a short pair keeps its whole label."""
+    from PySide6.QtGui import QFontMetrics
+
+    from bpe_studio.gui.views.pair_chart import _plain
+
+    hub = run_hub()
+    chart = PairChart(hub)
+    qtbot.addWidget(chart)
+    chart.resize(700, 260)
+    chart.show()
+    qtbot.waitExposed(chart)
+    long = "党风廉政建设和反腐败斗争".encode()
+    pairs = [("掩".encode(), "盖".encode(), 6), ("推进".encode(), long, 6), (long, long, 5)]
+    hub.set_pair_history(history_of(pairs))
+    hub.publish()
+    axis = chart.pairs_plot.getAxis("left")
+    width = chart.pairs_widget.width()
+    qtbot.waitUntil(lambda: chart.shown_pairs() == pairs and axis.width() <= 0.45 * width + 1)
+    metrics = QFontMetrics(chart._axis_font)
+    labels = [label for _, label in axis._tickLevels[0]]
+    assert labels[0].startswith("掩 + 盖")
+    assert "…" in labels[1] and labels[1].startswith("推进 + ")
+    assert all(metrics.horizontalAdvance(label) <= axis.width() for label in labels)
+    title = _plain(chart.pairs_plot.titleLabel.text)
+    room = width - axis.width() - 16
+    assert "掩 + 盖" in title and chart._title_metrics.horizontalAdvance(title) <= room

@@ -48,6 +48,7 @@ FAILED_NOTE = "The run failed before merging: no pairs to show"
 NO_COUNTS_NOTE = "This run kept no pre-token counts: no pairs to show for this step"
 MIN_WIDTH = 540  # px: below this the two plots' titles and axes are cut
 _LABEL_CHARS = 12  # longer tokens are cut with "…" in axis labels
+_LABEL_WIDTH = 320  # pixels: the widest the bars' labels may be
 AXIS_HEIGHT = 40  # px: the bottom axes' tick labels and title
 DECAY_AXIS_WIDTH = 56  # px: room for "100k" and the axis title
 TITLE_POINTS = 10.0
@@ -83,6 +84,30 @@ def pair_label(left: bytes, right: bytes) -> str:
         return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
 
     return f"{cut(left)} + {cut(right)}"
+
+
+def fitted_pair_label(
+    left: bytes, right: bytes, tail: str, metrics: QFontMetrics, room: int
+) -> str:
+    """``pair_label`` followed by ``tail``, its tokens cut with "…" until it is at most
+    ``room`` pixels wide; a short token keeps its width and the long one gets the rest (a
+    Han token of 12 characters is twice as wide as a Latin one)."""
+    label = f"{pair_label(left, right)}{tail}"
+    if metrics.horizontalAdvance(label) <= room:
+        return label
+    a, b = pair_label(left, right).split(" + ", 1)
+    total = max(room - metrics.horizontalAdvance(f" + {tail}"), 2)
+    wa, wb = metrics.horizontalAdvance(a), metrics.horizontalAdvance(b)
+    if wa <= total // 2:
+        wb = total - wa
+    elif wb <= total // 2:
+        wa = total - wb
+    else:
+        wa = wb = total // 2
+    cut = Qt.TextElideMode.ElideRight
+    return (
+        f"{metrics.elidedText(a, cut, wa) or '…'} + {metrics.elidedText(b, cut, wb) or '…'}{tail}"
+    )
 
 
 def compact_count(value: float) -> str:
@@ -196,6 +221,7 @@ class PairChart(QWidget):
         title_font.setPointSizeF(points(TITLE_POINTS))
         self._title_metrics = QFontMetrics(title_font)
         self._all_pairs: list[tuple[bytes, bytes, int]] = []  # the step's pairs, drawn or not
+        self._label_room: int | None = None  # how wide their labels were let be
         self._next_marked = True  # the first bar is the pair merged next
 
         self.pairs_widget = pg.PlotWidget()
@@ -340,8 +366,9 @@ class PairChart(QWidget):
         widget = self.pairs_widget if plot is self.pairs_plot else self.decay_widget
         chosen = variants[0]
         if widget.isVisible():  # else not laid out yet: its width means nothing
-            # The title sits over the plot area, right of the left axis.
-            room = widget.width() - plot.getAxis("left").width() - 16
+            # The title sits over the plot area, right of the left axis: as wide as it was
+            # last set (pyqtgraph fixes it as its maximum at once; the layout follows later).
+            room = widget.width() - int(plot.getAxis("left").maximumWidth()) - 16
             metrics = self._title_metrics
             fitting = [v for v in variants if metrics.horizontalAdvance(_plain(v)) <= room]
             elide = self._elidable.get(id(plot))
@@ -358,7 +385,10 @@ class PairChart(QWidget):
                     prefixes[-1],
                 )
                 rest = room - metrics.horizontalAdvance(prefix)
-                cut = metrics.elidedText(label, elided, rest) or "…"
+                # subtle: elidedText measures otherwise than horizontalAdvance, and cut a
+                # pair that the prefix was chosen to leave whole by one character.
+                whole = pair <= rest
+                cut = label if whole else metrics.elidedText(label, elided, rest) or "…"
                 chosen = html.escape(prefix) + _accent(cut)
             else:
                 chosen = html.escape(metrics.elidedText(_plain(variants[-1]), elided, room))
@@ -532,15 +562,20 @@ class PairChart(QWidget):
         self._bars.setOpts(x0=np.zeros(n), y=ys, width=counts, height=0.72, brushes=brushes)
         # Counts go into the axis labels: one axis repaint is far cheaper than a text item per
         # bar, each of which runs Python on every view change. Axis labels are plain text.
-        self._labels = [f"{pair_label(a, b)}  {c:>9,}" for a, b, c in self._pairs]
+        metrics = QFontMetrics(self._axis_font)
+        room = self._label_room = self._label_width()
+        # The counts are right-aligned (a monospaced font) as wide as the widest drawn.
+        digits = max((len(f"{c:,}") for _, _, c in self._pairs), default=1)
+        self._labels = [
+            fitted_pair_label(a, b, f"  {c:>{digits},}", metrics, room - 16)
+            for a, b, c in self._pairs
+        ]
         self._label_ticks()
         axis = self.pairs_plot.getAxis("left")
-        widest = max(
-            (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in self._labels), default=40
-        )
+        widest = max((metrics.horizontalAdvance(t) for t in self._labels), default=40)
         # The width only grows while training: each change relays the plot out.
-        want = min(max(widest + 16, 60), 320)
-        if want > axis.width() or not self.hub.state.phase.training:
+        want = min(max(widest + 16, 60), room)
+        if want > axis.width() or axis.width() > room or not self.hub.state.phase.training:
             axis.setWidth(want)
         if not n:
             return
@@ -549,11 +584,21 @@ class PairChart(QWidget):
         self.pairs_plot.setYRange(-0.6, max(n, 1) - 0.4, padding=0)
         self.pairs_plot.getAxis("bottom").setTicks([linear_ticks(0, top * 1.02)])
 
+    def _label_width(self) -> int:
+        """How wide the bars' labels may be: at most 320 pixels, and at most 45% of the chart
+        once laid out, so that two long Chinese tokens never leave the bars a sliver."""
+        widget = self.pairs_widget
+        if not widget.isVisible():
+            return _LABEL_WIDTH
+        return max(60, min(_LABEL_WIDTH, int(widget.width() * 0.45)))
+
     @Slot()
     def _on_pairs_resized(self, *args: object) -> None:
         self._fit_title(self.pairs_plot)
         fit = self._bars_that_fit()
-        if len(self._pairs) != min(fit, len(self._all_pairs)):
+        if self._all_pairs and self._label_width() != self._label_room:
+            self._draw_pairs(self._all_pairs, self._next_marked)
+        elif len(self._pairs) != min(fit, len(self._all_pairs)):
             self._draw_pairs(self._all_pairs, self._next_marked)
         else:
             self._label_ticks()
