@@ -225,3 +225,24 @@ def test_a_normalizing_file_is_drawn_with_its_own_spans_at_every_step(qtbot, win
                 got = getattr(window.editor.spans, field).tolist()
                 assert got == getattr(fresh, field).tolist(), (name, k, field)
         assert fresh.ids.tolist() != [] and "split_back" not in window.editor.status.text()
+
+
+def test_the_editors_picker_loads_a_file_and_leaves_the_run(qtbot, window, tmp_path, monkeypatch):
+    """Found by the app audit: the README says every picker offers "Load tokenizer file…",
+    but the editor's offered only the Hub: a file reached the editor only through Load
+    tokenizer…, which replaces the run on screen. Loaded in the editor's picker, it is shown
+    there and the run stays."""
+    from bpe_studio.gui.views import picker as picker_module
+    from bpe_studio.gui.views.picker import LOAD_FILE
+
+    path = llama3_style(tmp_path / "llama")
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    window.editor.set_text(TEXT)
+    choices = window.editor_tokenizer.picker
+    assert LOAD_FILE in choices.keys()
+    monkeypatch.setattr(picker_module, "ask_for_tokenizer_file", lambda parent: str(path))
+    choices.activated.emit(choices.findData(LOAD_FILE))  # the user picks the action
+    qtbot.waitUntil(lambda: choices.key == file_key(path), timeout=30_000)
+    qtbot.waitUntil(lambda: editor_ids(qtbot, window) == own_ids(path, TEXT), timeout=30_000)
+    assert window.state.phase is Phase.FINISHED and window.state.loaded is None
+    assert window.state.result is result  # the run is the one trained

@@ -212,16 +212,15 @@ def test_a_bare_rank_file_asks_for_its_pattern(qtbot, window, tmp_path, small_to
 
 def test_every_picker_offers_the_same_choices(window):
     # One picker widget: the editor's, Compare's and Report's list the run's tokenizer, the
-    # presets and the popular Hub models in one order, then "Open from Hugging Face Hub…"; the
-    # pages add "(none)" where a slot may be empty and "Load tokenizer file…".
+    # presets and the popular Hub models in one order, then "Load tokenizer file…" and "Open
+    # from Hugging Face Hub…"; the pages add "(none)" where a slot may be empty.
     editor = window.picker.keys()
     hub = [hub_key(repo) for _, repo in POPULAR]
-    assert editor == [RUN] + [preset_key(name) for name in PRESETS] + hub + ["None", ASK_HUB]
-    for picker in (*window.compare.choices, *window.report.choices):
+    presets = [preset_key(name) for name in PRESETS]
+    assert editor == [RUN, *presets, *hub, "None", LOAD_FILE, ASK_HUB]
+    for picker in (*window.compare.choices, *window.report.choices, window.lab.picker):
         assert isinstance(picker, TokenizerPicker)
-        choices = [k for k in picker.keys() if k not in (NONE, LOAD_FILE)]
-        assert choices == editor
-        assert picker.keys()[-2:] == [LOAD_FILE, ASK_HUB]
+        assert [k for k in picker.keys() if k != NONE] == editor
 
 
 def test_load_tokenizer_file_is_an_action_that_offers_the_file(window, monkeypatch, tmp_path):

@@ -29,7 +29,7 @@ from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.collector import keep_out_of_collections
 from .common import steady_label
-from .picker import ASK_HUB, RUN, FailedPick, TokenizerPicker
+from .picker import RUN, FailedPick, TokenizerPicker
 from .theme import muted
 
 
@@ -43,10 +43,11 @@ class EditorTokenizer(QWidget):
         self.hub = hub
         # subtle: a cache of its own, not the pages' (picker.SHARED): the editor's span job
         # encodes without their ENCODE_LOCK, so it must not share their tokenizers.
-        self.picker = TokenizerPicker(hub, pane=EDITOR, actions=(ASK_HUB,), cache=TokenizerCache())
+        self.picker = TokenizerPicker(hub, pane=EDITOR, cache=TokenizerCache())
         self.picker.setToolTip(
             "The tokenizer the editor shows: the run's (trained or loaded), a real model's, or "
-            "any tokenizer file loaded this session"
+            'any tokenizer file loaded this session; "Load tokenizer file…" shows one here '
+            "without making it the run"
         )
         self.picker.setMinimumContentsLength(22)
         self.note = muted(steady_label(QLabel("")))
