@@ -835,3 +835,23 @@ def test_closing_during_a_usage_leaves_no_semaphore_to_warn_of(tmp_path):
     )
     assert done.returncode == 0 and done.stdout == "shut\n", done.stderr
     assert "leaked" not in done.stderr, done.stderr
+
+
+def test_a_part_that_comes_after_its_cancel_is_no_longer_named(tables):
+    """A Vocabulary lab audit (seen once on an X display): Cancel pressed as the make-up was
+    on its way said "Cancelled: the make-up of qwens.json, ..." over that make-up, drawn
+    whole. A part that comes after all is shown and the message drops it."""
+    hub = lab_model()
+    lab = hub.lab
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    job = lab.next_job()
+    assert job.makeup and job.corpus is not None and job.b is None
+    lab.job_started(job)
+    lab.cancel()
+    name = job.a.ref.name
+    assert lab.problem == f"Cancelled: the make-up of {name}, the usage of {CORPUS.name}"
+    assert lab.receive(MakeupResult(job.a.ref, tables[GPT2][1]))  # on its way at the Cancel
+    assert lab.makeup is not None and lab.problem == f"Cancelled: the usage of {CORPUS.name}"
+    assert lab.can_compute_again and lab.next_job() is None  # the usage is still given up
+    assert lab.receive(usage_result(job.a.ref, *tables[GPT2], corpus_ref()))
+    assert lab.problem is None and not lab.cancelled and not lab.can_compute_again

@@ -160,6 +160,7 @@ class VocabLab:
         self.problem: str | None = None
         self.cancelled = False  # the user cancelled; nothing restarts until asked
         self._gave_up: set[tuple] = set()  # parts failed or cancelled: not computed again
+        self._cancelled_job: LabJob | None = None  # what the last Cancel gave up
         hub.reset.connect(self._on_run_changed)
         hub.tokenizer_changed.connect(self._on_run_changed)
         hub.phase_changed.connect(self._on_run_changed)
@@ -211,6 +212,7 @@ class VocabLab:
     def _forget_problem(self) -> None:
         self._gave_up.clear()
         self.cancelled = False
+        self._cancelled_job = None
         if self.problem is not None:
             self.problem = None
             self.problem_changed.emit()
@@ -499,7 +501,28 @@ class VocabLab:
         if job.b is not None:
             self._gave_up.add(("b", a.identity, job.b.ref.identity))
         self.cancelled = True
+        self._cancelled_job = job
         self._set_problem("Cancelled: " + self._describe(job))
+
+    def _came_after_cancel(self, key: tuple) -> None:
+        """A part the user's Cancel gave up came anyway (its result was on its way), and is
+        shown: the message names only what is still missing, or goes. ``key``: that part as
+        ``_gave_up`` holds it ("a", "usage" or "b" first)."""
+        job = self._cancelled_job
+        if not self.cancelled or job is None or key not in self._gave_up:
+            return
+        self._gave_up.discard(key)
+        if key[0] == "a":
+            job = replace(job, makeup=False)
+        elif key[0] == "usage":
+            job = replace(job, corpus=None)
+        else:
+            job = replace(job, b=None)
+        self._cancelled_job = job
+        if job.makeup or job.corpus is not None or job.b is not None:
+            self._set_problem("Cancelled: " + self._describe(job))
+        else:
+            self._forget_problem()
 
     @property
     def can_compute_again(self) -> bool:
@@ -539,6 +562,9 @@ class VocabLab:
                 return False
             self.usage = message
             self.results_changed.emit()
+            if message.complete:
+                key = ("usage", message.ref.identity, message.corpus)
+                self._came_after_cancel(key)
             return True
         if isinstance(message, OverlapResult):
             return self._take_overlap(message)
@@ -570,6 +596,7 @@ class VocabLab:
         self.results_changed.emit()
         self.hub.pick_ready(LAB, ref.key)  # a pick under way is the pane's choice now
         self._prune()
+        self._came_after_cancel(("a", ref.identity))
         return True
 
     def _take_overlap(self, result: OverlapResult) -> bool:
@@ -578,6 +605,7 @@ class VocabLab:
         self.overlap = result
         self.results_changed.emit()
         self.hub.pick_ready(LAB_AGAINST, result.other.key)
+        self._came_after_cancel(("b", result.ref.identity, result.other.identity))
         return True
 
     def _failed(self, job: LabJob, failure: Failure) -> None:
