@@ -106,6 +106,20 @@ def test_the_disallowed_error_names_the_token_and_the_way_out(tok):
     assert "allowed_special" in line and "disallowed_special=()" in line
 
 
+def test_a_token_both_allowed_and_disallowed_is_named_so(tok, enc):
+    """An encode-edges audit: the error advised allowed_special={'<|endoftext|>'}, which the
+    caller had passed (tiktoken raises too, with the same advice)."""
+    keywords = {"allowed_special": {EOT}, "disallowed_special": {EOT}}
+    with pytest.raises(ValueError):
+        enc.encode("a" + EOT, **keywords)
+    with pytest.raises(ValueError) as err:
+        tok.encode("a" + EOT, **keywords)
+    line = str(err.value)
+    assert repr(EOT) in line and "character 1" in line
+    assert "both allowed_special and disallowed_special" in line
+    assert "pass allowed_special" not in line
+
+
 def test_ordinary_batch_and_bytes_forms(tok, enc):
     for text in TEXTS:
         assert tok.encode_ordinary(text) == enc.encode_ordinary(text)

@@ -158,6 +158,29 @@ def decode_bytes(
         raise ValueError(f"unknown token id {bad}: {missing_id(bad, vocab)}") from None
 
 
+def decode_text(
+    vocab: Mapping[int, bytes],
+    ids: Iterable[int],
+    errors: str = "replace",
+    cache: dict[str, Any] | None = None,
+) -> str:
+    """:func:`decode_bytes` of ``ids`` decoded as UTF-8 with ``errors`` (``bytes.decode``'s).
+    Under "strict", the UnicodeDecodeError's reason also names the id whose bytes were not
+    valid UTF-8 and where it is among ``ids`` (the codec names only a byte position)."""
+    if not isinstance(ids, (list, tuple, np.ndarray)):
+        refuse_unordered(ids)
+        ids = list(ids)  # read twice where the text is not valid UTF-8
+    data = decode_bytes(vocab, ids, cache)
+    try:
+        return data.decode("utf-8", errors=errors)
+    except UnicodeDecodeError as error:
+        ends = np.cumsum([len(vocab[int(i)]) for i in ids])
+        at = int(np.searchsorted(ends, error.start, side="right"))
+        where = f"id {int(ids[at])} (ids[{at}])" if at < len(ids) else "the last id"
+        reason = f"{error.reason}, in the bytes of {where}"
+        raise UnicodeDecodeError("utf-8", data, error.start, error.end, reason) from None
+
+
 def _from_table(
     vocab: Mapping[int, bytes], ids: np.ndarray | None, cache: dict[str, Any]
 ) -> bytes | None:

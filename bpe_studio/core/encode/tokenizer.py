@@ -416,8 +416,8 @@ class Tokenizer(TiktokenNames):
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """Text of ``ids``: their bytes decoded as UTF-8 with ``errors`` as ``bytes.decode``
         takes it (tiktoken's ``decode``): "replace" (the default) makes bytes that are not
-        valid UTF-8 U+FFFD, "strict" raises UnicodeDecodeError."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        valid UTF-8 U+FFFD, "strict" raises UnicodeDecodeError naming the id."""
+        return decoding.decode_text(self.vocab, ids, errors, self.__dict__)
 
     # ------------------------------------------------- tiktoken's other names
     # (the rest, over encode and decode, come from ``tiktoken_names``)

@@ -160,6 +160,13 @@ def tiktoken_allowed(
         disallowed = validate_special_tokens(disallowed_special, ordered=False)
     found = Specials.of(disallowed).regex
     hit = found.search(text) if found is not None else None
+    if hit is not None and hit.group() in allowed:
+        # tiktoken raises too; its advice (allow it) would be what the caller did already.
+        raise ValueError(
+            f"text holds {hit.group()!r} at character {hit.start()}, a special token both "
+            "allowed_special and disallowed_special name: leave it out of disallowed_special "
+            "to encode it as a special token"
+        )
     if hit is not None:
         raise ValueError(
             f"text holds {hit.group()!r} at character {hit.start()}, a special token not "
