@@ -55,7 +55,9 @@ def test_a_run_stopped_during_a_replay_says_so_while_the_replay_goes_on():
     state.replaying, state.step, state.published = True, 1, 3
     text = status_text(state)
     assert text.startswith("Stopped after 3 of 10 merges, Save keeps them · ")
-    assert text.endswith("Replaying the run: step 1 of 3 · Skip jumps to the end, Pause stops it")
+    assert text.endswith(
+        "Replaying the run: step 1 of 3 · Skip jumps to the end, Pause (Alt+P) stops it"
+    )
     state.replay_paused = True
     assert "Stopped after 3 of 10" in status_text(state) and "Replay paused" in status_text(state)
     # A finished run's outcome waits for the replay's end, as before.

@@ -166,7 +166,7 @@ def test_replay_pauses_resumes_and_skips(qtbot, trained_window_and_result):
     qtbot.mouseClick(bar.replay_button, Qt.MouseButton.LeftButton)  # Pause
     assert not bar.replay.running and state.replaying and bar.replay_button.text() == "Resume"
     bar.slider.setValue(50)  # scrubbing while paused: resume goes on from there
-    # Paused, the status line and the timeline say so (not "Pause stops it").
+    # Paused, the status line and the timeline say so (not "Pause (Alt+P) stops it").
     status = window.panel.status.text()
     assert status.startswith(f"Replay paused at step 50 of {n:,}") and "Resume" in status
     assert bar.label.text().startswith("Replay paused · step 50")

@@ -187,7 +187,7 @@ def replay_text(state: RunState) -> str:
         )
     return (
         f"Replaying the run: step {state.step:,} of {state.published:,} · Skip jumps to the "
-        "end, Pause stops it"
+        "end, Pause (Alt+P) stops it"
     )
 
 
