@@ -173,6 +173,33 @@ def test_documents_and_utf16_are_named_as_what_they_are(tmp_path, head, said):
         train_bpe(path, 300, [])
 
 
+def test_an_ascii_pdf_is_still_a_pdf(tmp_path):
+    """A PDF whose head holds no byte beyond ASCII is known by its objects."""
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n" * 20)
+    with pytest.raises(CorpusError, match=re.escape("corpus.txt: a PDF document, not text")):
+        train_bpe(path, 300, [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Found by the training-edges audit: both were refused, with no way to train on them.
+        b"%PDF-1.7 is the current version of the Portable Document Format.\n" * 20,
+        # 3-digit records each ended by a NUL: a NUL in half the odd bytes, which was called
+        # UTF-16, with advice (iconv) that garbles the text into U+3030s.
+        b"".join(b"%03d\x00" % (i % 1000) for i in range(3000)),
+    ],
+    ids=["pdf-note", "nul-records"],
+)
+def test_valid_utf8_text_that_looks_like_a_format_is_trained_on(tmp_path, text):
+    from bpe_studio.core.reference import reference_train
+
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(text)
+    assert train_bpe(path, 300, []) == reference_train(text.decode("utf-8"), 300, [])
+
+
 def test_text_that_holds_ustar_where_a_tar_would_is_still_text(tmp_path):
     path = tmp_path / "corpus.txt"
     text = "a" * 257 + "ustar" + " and then some words" * 40

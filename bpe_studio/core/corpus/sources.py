@@ -28,6 +28,7 @@ import fnmatch
 import glob
 import io
 import os
+import re
 import shutil
 import unicodedata
 from collections import Counter
@@ -493,8 +494,6 @@ _COMPRESSION_NAMES = {"gz": "gzip", "bz2": "bzip2", "xz": "xz", "zst": "zstd"}
 # headers are ASCII and NUL, valid UTF-8, so nothing else would stop one).
 _NOT_TEXT = (
     (b"PK\x03\x04", "a ZIP archive (as a .docx, .xlsx, .odt or .epub is), not text"),
-    (b"%PDF-1.", "a PDF document, not text"),
-    (b"%PDF-2.", "a PDF document, not text"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office document, not text"),
     (b"7z\xbc\xaf\x27\x1c", "a 7z archive, not text"),
     (b"Rar!\x1a\x07", "a RAR archive, not text"),
@@ -513,6 +512,19 @@ TAR_BLOCK = 512
 # pages of text data), which are also high bytes of scripts' UTF-16 (Telugu's, Greek
 # Extended's).
 _TEXT_CONTROLS = frozenset(b"\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+
+
+def _is_pdf(head: bytes) -> bool:
+    """Whether ``head`` opens a PDF: its header, then bytes that are no UTF-8 (the binary
+    comment the format asks for on its second line) or an object ("1 0 obj"). Text that only
+    begins with "%PDF-1.7" (a note about the format) is text (an audit)."""
+    if not head.startswith((b"%PDF-1.", b"%PDF-2.")):
+        return False
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head)  # a character cut at the end
+    except UnicodeDecodeError:
+        return True
+    return re.search(rb"\d+ \d+ obj\b", head) is not None
 
 
 def _is_tar(head: bytes) -> bool:
@@ -539,13 +551,14 @@ def _ends(first: bytes, second: bytes, *, utf8: bool = False) -> str | None:
     text, a stray NUL and all, does not.
     ``utf8``: the bytes are valid UTF-8, which holds NULs at a regular odd offset too
     (records of a fixed width, each ended by a NUL: ``printf '%07d\0'``); NUL then counts
-    only from four tenths of its parity's bytes (UTF-16 of ASCII-range text has one in
-    nearly every high byte) and when the pairs decode as UTF-16; bytes that are no UTF-8
-    count when the pairs read as printable text (``_printable``)."""
+    only from six tenths of its parity's bytes (UTF-16 of ASCII-range text has one in
+    nearly every high byte; 3-digit records ended by a NUL have one in half) and when the
+    pairs decode as UTF-16; bytes that are no UTF-8 count when the pairs read as printable
+    text (``_printable``)."""
     pairs = len(first)
     for mine, other, end in ((second, first, "little"), (first, second, "big")):
         nul = mine.count(0)
-        least = max(2, 0.4 * pairs) if utf8 else max(2, pairs // 10)
+        least = max(2, 0.6 * pairs) if utf8 else max(2, pairs // 10)
         # subtle: bytes that are no UTF-8 must read as text too (16-bit numbers below 256,
         # byte-level token ids, have NUL high bytes as well); as printable characters, not
         # as words: UTF-16 of a table of numbers is text.
@@ -697,6 +710,8 @@ def not_text(head: bytes) -> str | None:
     what = next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
     if what is not None:
         return what
+    if _is_pdf(head):
+        return "a PDF document, not text"
     if head.startswith(_PARQUET) and _binary(head):
         # subtle: before the UTF-16 guess, which Parquet's page headers set off (an audit);
         # text that only begins with "PAR1" stays text.
