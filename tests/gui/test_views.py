@@ -27,6 +27,15 @@ def frame(hub: AppModel, steps) -> None:
     hub.publish()
 
 
+def shown_chart(qtbot, hub: AppModel, width: int, height: int) -> PairChart:
+    chart = PairChart(hub)
+    qtbot.addWidget(chart)
+    chart.resize(width, height)
+    chart.show()
+    qtbot.waitExposed(chart)
+    return chart
+
+
 def shown_merge_list(qtbot, hub: AppModel) -> MergeListView:
     view = MergeListView(hub)
     qtbot.addWidget(view)
@@ -72,11 +81,7 @@ def test_decay_plot_range_covers_every_merge(qtbot):
 
     steps = list(trainer_from_file(DEMO_CORPUS, 1500, [EOT]))
     hub = run_hub()
-    chart = PairChart(hub)
-    qtbot.addWidget(chart)
-    chart.resize(900, 300)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = shown_chart(qtbot, hub, 900, 300)
     frame(hub, steps[:700])
     frame(hub, steps[700:])
     ranks, counts_drawn = chart.curve_data()
@@ -151,11 +156,7 @@ def test_long_pairs_leave_the_bars_and_the_title_their_room(qtbot):
     from bpe_studio.gui.views.pair_chart import _plain
 
     hub = run_hub()
-    chart = PairChart(hub)
-    qtbot.addWidget(chart)
-    chart.resize(700, 260)
-    chart.show()
-    qtbot.waitExposed(chart)
+    chart = shown_chart(qtbot, hub, 700, 260)
     long = "党风廉政建设和反腐败斗争".encode()
     pairs = [("掩".encode(), "盖".encode(), 6), ("推进".encode(), long, 6), (long, long, 5)]
     hub.set_pair_history(history_of(pairs))
