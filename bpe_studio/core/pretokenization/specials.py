@@ -160,18 +160,17 @@ def tiktoken_allowed(
         disallowed = validate_special_tokens(disallowed_special, ordered=False)
     found = Specials.of(disallowed).regex
     hit = found.search(text) if found is not None else None
-    if hit is not None and hit.group() in allowed:
-        # tiktoken raises too; its advice (allow it) would be what the caller did already.
-        raise ValueError(
-            f"text holds {hit.group()!r} at character {hit.start()}, a special token both "
-            "allowed_special and disallowed_special name: leave it out of disallowed_special "
-            "to encode it as a special token"
-        )
     if hit is not None:
+        where = f"text holds {hit.group()!r} at character {hit.start()}, a special token"
+        if hit.group() in allowed:
+            # tiktoken raises too; its advice (allow it) would be what the caller did already.
+            raise ValueError(
+                f"{where} both allowed_special and disallowed_special name: leave it out of "
+                "disallowed_special to encode it as a special token"
+            )
         raise ValueError(
-            f"text holds {hit.group()!r} at character {hit.start()}, a special token not "
-            f'allowed here: pass allowed_special={{{hit.group()!r}}} (or "all") to encode '
-            "it as a special token, or disallowed_special=() to encode it as ordinary text"
+            f'{where} not allowed here: pass allowed_special={{{hit.group()!r}}} (or "all") to '
+            "encode it as a special token, or disallowed_special=() to encode it as ordinary text"
         )
     return frozenset(allowed.intersection(ours))
 

@@ -596,9 +596,8 @@ class PairChart(QWidget):
     def _on_pairs_resized(self, *args: object) -> None:
         self._fit_title(self.pairs_plot)
         fit = self._bars_that_fit()
-        if self._all_pairs and self._label_width() != self._label_room:
-            self._draw_pairs(self._all_pairs, self._next_marked)
-        elif len(self._pairs) != min(fit, len(self._all_pairs)):
+        relabel = self._all_pairs and self._label_width() != self._label_room
+        if relabel or len(self._pairs) != min(fit, len(self._all_pairs)):
             self._draw_pairs(self._all_pairs, self._next_marked)
         else:
             self._label_ticks()
