@@ -185,6 +185,23 @@ def late_hint(parser: argparse.ArgumentParser, given: Sequence[str]) -> str:
     )
 
 
+def dash_value_hint(parser: argparse.ArgumentParser, message: str, given: Sequence[str]) -> str:
+    """What an error says more where an option's value starts with "-" ("--special-token
+    -x-"): argparse reads such a value as the next option and says only that the option
+    "expected one argument"; the value goes after "=". Empty where no such value was given
+    (or the word after the option is one of the parser's options: the value was left out)."""
+    if not message.endswith("expected one argument"):
+        return ""
+    names = message.split(": ", 1)[0].removeprefix("argument ").split("/")
+    for option, value in zip(given, given[1:]):
+        known = value.split("=")[0] in parser._option_string_actions
+        if option in names and value.startswith("-") and value != "--" and not known:
+            from .output import shell_option
+
+            return f" (a value that starts with - goes after =: {shell_option(option, value)})"
+    return ""
+
+
 class Program(argparse.ArgumentParser):
     """A parser that keeps the words it parses, for its errors to say more than argparse's:
     at the top level, a file given where a command goes is said to be one."""
@@ -223,7 +240,7 @@ class Program(argparse.ArgumentParser):
                 f" ({', '.join(map(shell_word, files))}: a word that starts with - is read as "
                 f"an option; name the file as {' '.join(shell_word('./' + a) for a in files)})"
             )
-        message += late_hint(self, given)
+        message += late_hint(self, given) + dash_value_hint(self, message, given)
         super().error(message)
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:

@@ -713,3 +713,23 @@ def test_a_terminal_that_cannot_be_opened_is_refused_before_the_tokenizer_is_rea
     )  # fmt: skip
     assert result.returncode == 1
     assert error_line(result).startswith("bpe-studio: error: /dev/tty: cannot write there: ")
+
+
+def test_a_value_that_starts_with_a_dash_is_said_to_go_after_an_equals_sign(tmp_path):
+    """The stop-78 notes: "--special-token -x-" got only argparse's "expected one argument",
+    which does not say that the value was read as an option, nor how to give it."""
+    write_text(tmp_path / "a.txt", "a -x- b")
+    train = cli(tmp_path, "train", "a.txt", "--vocab-size", "258", "--special-token", "-x-")
+    assert train.returncode == 2
+    assert error_line(train) == (
+        "bpe-studio train: error: argument --special-token: expected one argument (a value "
+        "that starts with - goes after =: --special-token=-x-)"
+    )
+    encode = cli(tmp_path, "encode", "a.txt", "--tokenizer", "gpt2", "--pattern", "-|x")
+    assert error_line(encode).endswith("(a value that starts with - goes after =: --pattern='-|x')")
+    ok(cli(tmp_path, "train", "a.txt", "--vocab-size", "258", "--special-token=-x-", "--out", "t"))
+    # A value left out before the next option is not one to join.
+    missing = cli(
+        tmp_path, "train", "a.txt", "--vocab-size", "258", "--special-token", "--out", "u"
+    )
+    assert error_line(missing).endswith("argument --special-token: expected one argument")
