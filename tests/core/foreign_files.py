@@ -5,7 +5,8 @@ Other kinds than byte-level BPE, trained by ``tokenizers``' own trainers on the 
 tokens):
 - :func:`wordpiece`: BERT's shape (BertNormalizer lowercasing, BertPreTokenizer, ``##``
   continuation, a TemplateProcessing adding ``[CLS]``/``[SEP]``).
-- :func:`unigram`: NFKC, Metaspace (SentencePiece's ``▁``), Unigram (ALBERT, T5 shape).
+- :func:`unigram`: NFKC, Metaspace (SentencePiece's ``▁``), Unigram (ALBERT, T5 shape);
+  :func:`unigram_byte_fallback`, the same with ``byte_fallback`` and ``<0xNN>`` tokens.
 - :func:`sentencepiece_bpe`: Llama 2 / Mistral 7B's shape: no pre-tokenizer, a normalizer
   that prepends ``▁`` and turns spaces into ``▁``, a BPE with ``byte_fallback`` and the 256
   ``<0xNN>`` tokens at ids 3..258, ``<unk>``, ``<s>``, ``</s>``, the Replace/ByteFallback/
@@ -82,6 +83,23 @@ def unigram(directory: Path, vocab_size: int = 600) -> Path:
         vocab_size=vocab_size, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>"
     )
     tok.train_from_iterator(_lines(), trainer)
+    return _save(tok, directory)
+
+
+def unigram_byte_fallback(directory: Path, vocab_size: int = 600) -> Path:
+    """A SentencePiece Unigram model converted with its byte fallback (as Hugging Face
+    converts T5 v1.1 style models trained with ``--byte_fallback``): the pieces of
+    :func:`unigram` and the 256 ``<0xNN>`` tokens, and the ByteFallback decoder."""
+    trained = json.loads(Tokenizer.from_file(str(unigram(directory))).to_str())["model"]
+    pieces = [tuple(piece) for piece in trained["vocab"]]
+    lowest = min(score for _, score in pieces)
+    pieces += [(f"<0x{b:02X}>", lowest - 1.0) for b in range(256)]
+    tok = Tokenizer(models.Unigram(pieces, unk_id=trained["unk_id"], byte_fallback=True))
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Sequence(
+        [decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse()]
+    )
     return _save(tok, directory)
 
 

@@ -19,6 +19,7 @@ from foreign_files import (
     offset_cuts,
     sentencepiece_bpe,
     unigram,
+    unigram_byte_fallback,
     wordpiece,
 )
 from hf_shapes import FAMILIES, trained_bpe
@@ -104,6 +105,32 @@ def test_byte_fallback_tokens_share_their_character(loaded):
     assert all((s.start, s.end, s.partial) == (1, 2, True) for s in spans[-3:])
     assert [tok.vocab[i] for i in byte_ids] == [b"\xe4", b"\xb8", b"\xad"]
     assert tok.decode([s.id for s in spans]) == "a中"
+
+
+def test_a_unigram_model_falls_back_to_bytes_as_its_file_says(tmp_path):
+    """The inspect audit: tokenizers' Unigram has no ``byte_fallback`` attribute (BPE's
+    has), so a converted SentencePiece Unigram model's ``<0xEA>`` was read as the six
+    bytes of its name: its bytes, its category, a lone byte's decode (U+FFFD)."""
+    from bpe_studio.core.explain.categories import CATEGORIES
+    from bpe_studio.core.explain.vocabulary import token_table
+
+    tok = open_tokenizer(unigram_byte_fallback(tmp_path))
+    backend = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    assert tok.kind == "Unigram (byte fallback)"
+    text = "a ꙮ中"  # in no piece of an English corpus: byte tokens
+    ids = tok.encode(text)
+    assert ids == backend.encode(text, add_special_tokens=False).ids
+    pieces = [backend.id_to_token(i) for i in ids]
+    byte_ids = [i for i, p in zip(ids, pieces) if re.fullmatch(r"<0x[0-9A-F]{2}>", p)]
+    assert "".join(p for p in pieces if p.startswith("<0x")) == (
+        "".join(f"<0x{b:02X}>" for b in "ꙮ中".encode())
+    )
+    for i in byte_ids:  # "<0xNN>" is the byte NN (by hand, from its name)
+        byte = bytes([int(backend.id_to_token(i)[3:5], 16)])
+        assert tok.vocab[i] == tok.decode_single_token_bytes(i) == tok.decode_bytes([i]) == byte
+    assert tok.decode(ids) == backend.decode(ids) == " " + text  # Metaspace's prefix, kept
+    table = token_table(tok)
+    assert {CATEGORIES[table.category[table.row(i)]] for i in byte_ids} == {"byte fallback"}
 
 
 def test_display_bytes_show_spaces_and_bytes(loaded):
@@ -314,6 +341,7 @@ def test_surrogates_are_taken_as_encode_takes_them(loaded):
          "BPE (SentencePiece-style)"),
         ({"model": {"type": "WordLevel"}}, "WordLevel"),
         ({"model": {"type": "Unigram", "vocab": []}}, "Unigram"),
+        ({"model": {"type": "Unigram", "byte_fallback": True}}, "Unigram (byte fallback)"),
         ({"model": {"vocab": {}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}, None),
     ],
 )  # fmt: skip

@@ -56,7 +56,7 @@ from ..text.surrogates import original_offsets, replace_surrogates
 from ..train.vocab import missing_id
 from .backend_panics import panics_as_errors
 from .decoding import refuse_unordered
-from .foreign_bytes import BYTE_TOKEN, ExactDecoder
+from .foreign_bytes import BYTE_TOKEN, ExactDecoder, falls_back_to_bytes
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
 from .interface import (
@@ -199,7 +199,7 @@ class ForeignTokenizer:
             specials = {}
         self._special_ids = specials
         self._spaces = _metaspace_is_space(backend)
-        self._byte_fallback = bool(getattr(backend.model, "byte_fallback", False))
+        self._byte_fallback = falls_back_to_bytes(backend)
         pre = backend.pre_tokenizer
         self._byte_level = pre is not None and has_byte_level(json.loads(pre.__getstate__()))
         self.template: Template | None = _read_template(backend)

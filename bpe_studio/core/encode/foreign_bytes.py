@@ -25,10 +25,21 @@ _STAND_IN = 0x10FE00  # U+10FE00 + byte: plane 16 private use, in no real vocabu
 _STAND_INS = re.compile("([\U0010fe00-\U0010feff]+)")
 
 
+def falls_back_to_bytes(backend: tokenizers.Tokenizer) -> bool:
+    """Whether ``backend``'s model writes a character it has no token for as ``<0xNN>``
+    tokens (``byte_fallback``), BPE's or Unigram's."""
+    flag = getattr(backend.model, "byte_fallback", None)
+    if flag is None:
+        # subtle: tokenizers' Unigram (0.23) has no such attribute, though it falls back
+        # to bytes as its file says; only its state holds the flag.
+        flag = json.loads(backend.model.__getstate__()).get("byte_fallback", False)
+    return bool(flag)
+
+
 def byte_fallback_ids(backend: tokenizers.Tokenizer) -> dict[int, int]:
     """id -> byte of each ``<0xNN>`` token, when the model falls back to bytes and its decoder
     turns them into bytes (``ByteFallback``); else empty."""
-    if not getattr(backend.model, "byte_fallback", False) or backend.decoder is None:
+    if backend.decoder is None or not falls_back_to_bytes(backend):
         return {}
     if "ByteFallback" not in json.dumps(json.loads(backend.decoder.__getstate__())):
         return {}

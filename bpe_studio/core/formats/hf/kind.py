@@ -420,6 +420,8 @@ def kind_of(obj: Any) -> str | None:
     if not isinstance(model, dict):
         return None  # no model at all: hf_json names what is wrong
     kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind == "Unigram" and model.get("byte_fallback"):
+        return "Unigram (byte fallback)"
     if kind != "BPE":
         return str(kind)
     byte_level = has_byte_level(obj.get("pre_tokenizer"))
