@@ -3,6 +3,7 @@ are ``tokenizers``' own (of the text alone), the decoded text ``tokenizers``' de
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import numpy as np
@@ -200,3 +201,19 @@ def test_encode_says_the_text_a_foreign_file_drops_is_not_counted(tmp_path, kind
     assert f"{said}stands for it): not counted, as the ids' bytes cannot tell how much" in lines
     ratio = f"compression ratio: {len(text.encode()) / len(ids):.2f} bytes/token"
     assert f"{ratio} (of the whole input, the text dropped not counted out)" in lines, lines
+
+
+@pytest.mark.parametrize("command", ["encode", "inspect"])
+def test_a_compressed_corpus_not_in_utf8_is_said_to_be_decompressed(tmp_path, command):
+    """The inspect audit: under another kind of tokenizer, inspect said "t.txt.gz: not valid
+    UTF-8 at byte offset 120003" of a 298-byte file, where a byte-level one said
+    "(decompressed)", as the offset is into the decompressed text."""
+    (tmp_path / "t.txt.gz").write_bytes(gzip.compress(b"hello world\n" * 1000 + b"caf\xe9\n"))
+    path = wordpiece(tmp_path / "wp")
+    args = {
+        "encode": ("encode", "t.txt.gz", "--tokenizer", path, "--out", "ids.npy"),
+        "inspect": ("inspect", path, "--corpus", "t.txt.gz"),
+    }[command]
+    assert error_line(cli(tmp_path, *args)).startswith(
+        "bpe-studio: error: t.txt.gz (decompressed): not valid UTF-8 at byte offset 12003 "
+    )

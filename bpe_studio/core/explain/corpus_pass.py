@@ -358,7 +358,7 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
         with f.open() as stream:
             if isinstance(tok, ForeignTokenizer):
                 data = stream.read()
-                text = decode_chunk(data, f.name, 0, with_line=True)
+                text = decode_chunk(data, f.text_name, 0, with_line=True)
                 tally.ids(tok.encode_array(text, "uint32"))
                 tally.text(data)
             else:
