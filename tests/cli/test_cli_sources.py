@@ -158,6 +158,23 @@ def test_bad_sources_are_one_line(tmp_path, text_path, source, needle):
     assert not (tmp_path / "ids.npy").exists()
 
 
+@pytest.mark.parametrize(
+    ("vocab", "merges"), [("vocab.json", "merges.txt"), ("gpt2_vocab.json", "gpt2_merges.txt")]
+)
+def test_a_directory_missing_its_merges_file_names_it(tmp_path, text_path, vocab, merges):
+    """The inspect audit: a folder holding vocab.json alone was "a directory without
+    vocab.json + merges.txt, ...", as if it held nothing."""
+    folder = tmp_path / "half"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "gpt2_vocab.json", folder / vocab)
+    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", folder,
+                          "--out", tmp_path / "ids.npy"))  # fmt: skip
+    assert line == (
+        f"bpe-studio: error: {folder}: holds {vocab} but not {merges}, the merges file it "
+        "needs beside it"
+    )
+
+
 def test_bad_pattern_is_refused_before_reading(tmp_path, text_path):
     result = cli(tmp_path, "encode", text_path, "--tokenizer", "gpt2", "--pattern", "[a-",
                  "--out", tmp_path / "ids.npy")  # fmt: skip

@@ -314,6 +314,12 @@ def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> Tok
     differ (or do not all load) are an error naming them."""
     found = tokenizers_in(folder)
     if not found:
+        # A vocabulary whose merges file is missing is half a tokenizer: name the half.
+        for vocab, merges in (("vocab.json", "merges.txt"), ("gpt2_vocab.json", "gpt2_merges.txt")):
+            if (folder / vocab).is_file():
+                raise ValueError(
+                    f"{folder}: holds {vocab} but not {merges}, the merges file it needs beside it"
+                )
         raise ValueError(
             f"{folder}: a directory without vocab.json + merges.txt, gpt2_vocab.json + "
             f"gpt2_merges.txt, a NAME.tiktoken rank file or tokenizer.json"
