@@ -3,7 +3,8 @@
 What it does: :func:`not_json` words a ``json.JSONDecodeError`` for a person: a file cut short
 (the error at its very end, or a string that never closes) says so and asks whether it was,
 any other names the line and column; :func:`not_utf8` names the first byte that is not UTF-8;
-:func:`parse_json` parses a file's text with them, a file nested too deep for Python's parser
+:func:`parse_json` parses a file's text with them (a large one in slices, which lets
+other threads run: ``json_slices``), a file nested too deep for Python's parser
 or holding a number too long for it said as such; :func:`read_json` reads a file so, and
 :func:`json_or_none` for a reader that leaves saying what is wrong to the one that follows.
 What it leaves out: what the JSON should hold (each format's reader).
@@ -18,6 +19,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from .json_slices import loads_in_slices
 
 
 def not_utf8(name: str, error: UnicodeDecodeError) -> str:
@@ -74,7 +77,7 @@ def parse_json(
     """The JSON ``text`` (the file ``name``) holds; ValueError in one line naming it otherwise
     (``object_pairs_hook`` as for ``json.loads``)."""
     try:
-        return json.loads(text, object_pairs_hook=object_pairs_hook)
+        return loads_in_slices(text, object_pairs_hook)
     except json.JSONDecodeError as e:
         raise ValueError(not_json(name, text, e)) from None
     except RecursionError:
