@@ -72,7 +72,7 @@ from .views.inspector import InspectorPanel
 from .views.menu_bar import AppMenus, MenuHandlers, RunButtons, last_save_format
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
-from .views.picker import ask_for_tokenizer_file, ask_pattern
+from .views.picker import TokenizerPicker, ask_for_tokenizer_file, ask_pattern
 from .views.report import ReportView
 from .views.timeline import TimelineBar
 from .views.token_editor import TokenEditor
@@ -585,6 +585,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         if on_screen:
             window_layout.save_layout(self, self.tabs, self.splitters)
         self._closed = True
+        for picker in self.findChildren(TokenizerPicker):
+            if picker.progress.key is not None:
+                picker.progress.cancel()  # the panes' jobs below are waited for
         self.timeline.shutdown()
         # subtle: a window on screen is not held by the merge engine's first compile (it
         # cannot be stopped): it closes now, and the app's last close (``app.main``, the

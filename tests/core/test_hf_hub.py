@@ -22,7 +22,7 @@ from hub_snapshot import (
     offline_hub,
     point_hub_at,
 )
-from huggingface_hub import errors
+from huggingface_hub import constants, errors
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.foreign import ForeignTokenizer, open_hub, open_tokenizer
@@ -482,3 +482,43 @@ def test_a_cached_folder_without_a_tokenizer_says_so(monkeypatch, tmp_path):
 )
 def test_a_name_meant_as_a_hub_model(name, meant):
     assert hf_hub.hub_source_meant(name) == meant
+
+
+def test_a_cancel_returns_while_the_hub_is_still_asked(monkeypatch, tmp_path):
+    """The Hub audit: Cancel (in the app, a new pick, closing the window) waited for the
+    request under way: the Hub's answer or its 5 s timeout, or the whole file on a slow
+    link. A cancel now returns at once; the request ends in its own thread."""
+    offline_hub(monkeypatch, tmp_path)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    asked, release, answered = threading.Event(), threading.Event(), threading.Event()
+
+    def no_answer_yet(model):
+        asked.set()
+        release.wait(30)  # a request that takes its whole timeout
+        answered.set()
+        return "the Hub cannot be reached (no answer)"
+
+    monkeypatch.setattr(hf_hub, "hub_reachable", no_answer_yet)
+    cancelled = threading.Event()
+    threading.Thread(target=lambda: asked.wait(30) and cancelled.set(), daemon=True).start()
+    with pytest.raises(HubCancelled):
+        hf_hub.fetch_tokenizer(HubModel("acme/uni"), cancelled=cancelled.is_set)
+    assert not answered.is_set()  # (it raised only once the request had ended)
+    release.set()
+
+
+def test_the_bytes_are_reported_as_they_come(monkeypatch, tmp_path):
+    """The Hub audit: huggingface_hub reads 10 MB between two reports, more than nearly
+    every tokenizer.json: the progress stood at 0 and Cancel waited for the whole file."""
+    monkeypatch.setattr(constants, "DOWNLOAD_CHUNK_SIZE", 10 * 1024 * 1024)
+    path = unigram(tmp_path / "uni")
+    chunks: list[int] = []
+
+    def download(repo_id, filename, *, tqdm_class=None, **kwargs):
+        chunks.append(constants.DOWNLOAD_CHUNK_SIZE)  # as http_get reads it
+        return str(path)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    hf_hub.fetch_tokenizer(HubModel("acme/uni"))
+    assert chunks and max(chunks) <= 64 * 1024

@@ -357,3 +357,53 @@ def test_a_model_opened_is_listed_where_the_settings_keep_nothing(qtbot, setting
     picker.showPopup()
     picker.hidePopup()
     assert hub_keys(picker) == [hub_key("acme/c")]
+
+
+def _stalled_download(monkeypatch, snapshots):
+    """A download whose bytes stop coming (a stalled link), until ``release`` is set; the
+    events: ``asked`` once it has begun, ``ended`` once it ended."""
+    import threading
+
+    asked, release, ended = threading.Event(), threading.Event(), threading.Event()
+
+    def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
+        try:
+            bar = tqdm_class(total=4_000_000, unit="B")
+            bar.update(16_000)
+            asked.set()
+            release.wait(30)
+            return str(snapshots["uni"])
+        finally:
+            ended.set()
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    return asked, release, ended
+
+
+def test_another_pick_stops_a_stalled_download(qtbot, window, monkeypatch, snapshots):
+    """The Hub audit: GPT-2 picked while a model downloaded stayed "Loading GPT-2…" until
+    that download ended, its dialog shown all along."""
+    asked, release, ended = _stalled_download(monkeypatch, snapshots)
+    picker = window.picker
+    picker.add_hub_model(HubModel("acme/slow"))
+    qtbot.waitUntil(asked.is_set, timeout=10_000)
+    picker.pick(preset_key("gpt2"))
+    bar = window.editor_tokenizer
+    qtbot.waitUntil(lambda: not bar.busy and picker.key == preset_key("gpt2"), timeout=10_000)
+    assert "50,257 tokens" in bar.note.text()
+    assert not ended.is_set()  # shown while the stalled download was still under way
+    assert picker.progress.dialog is None or not picker.progress.dialog.isVisible()
+    release.set()
+    qtbot.waitUntil(ended.is_set, timeout=10_000)
+    assert "acme/slow" not in recent_models()
+
+
+def test_closing_stops_a_stalled_download(qtbot, window, monkeypatch, snapshots):
+    """The Hub audit: closing the window mid-download froze it until the download ended."""
+    asked, release, ended = _stalled_download(monkeypatch, snapshots)
+    window.picker.add_hub_model(HubModel("acme/slow"))
+    qtbot.waitUntil(asked.is_set, timeout=10_000)
+    window.close_without_asking()
+    assert not ended.is_set()  # closed while the stalled download was still under way
+    release.set()
+    qtbot.waitUntil(ended.is_set, timeout=10_000)

@@ -788,10 +788,14 @@ def open_tokenizer(
 
 
 def open_hub(
-    model: HubModel, progress: Callable[[int, int | None], None] | None = None
+    model: HubModel,
+    progress: Callable[[int, int | None], None] | None = None,
+    *,
+    cancelled: Callable[[], bool] | None = None,
 ) -> AnyTokenizer:
     """The tokenizer of a Hub model (``hf_hub.fetch_tokenizer``: from the cache, or
-    downloaded with ``progress``), named ``ORG/NAME``."""
-    tok = open_tokenizer(fetch_tokenizer(model, progress) / TOKENIZER_FILE)
+    downloaded with ``progress``, until ``cancelled()``), named ``ORG/NAME``."""
+    folder = fetch_tokenizer(model, progress, cancelled=cancelled)
+    tok = open_tokenizer(folder / TOKENIZER_FILE)
     tok.name = model.name
     return tok

@@ -12,8 +12,9 @@ once first (:func:`hub_reachable`, one request, no retries, within :data:`HUB_TI
 seconds with huggingface_hub's own first one of the process): unreachable, answering
 anything that says nothing of the model (a proxy, a firewall, a rate limit, a server error)
 or refusing a model whose tokenizer the cache holds, the cache alone is read, so offline is
-known in seconds and quietly, not after huggingface_hub's five retries. ``cancelled()``,
-polled between steps and as the bytes come, stops it with :class:`HubCancelled`. Offline,
+known in seconds and quietly, not after huggingface_hub's five retries. ``cancelled()``
+stops it with :class:`HubCancelled` at once, the request under way left to end in a thread
+of its own. Offline,
 gated (needs a token), a model or revision not found, a model without a ``tokenizer.json``:
 each is a :class:`HubError` of one line saying what to do. :func:`cached_files` names the
 files the cache holds for a model now, without asking the Hub (what an output must not
@@ -28,6 +29,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +54,10 @@ _HUB_PAGE = re.compile(
 _FILE_SUFFIXES = (".json", ".txt", ".tiktoken", ".gz", ".model", ".bin")
 # Seconds one request to the Hub may take before the Hub is taken as unreachable.
 HUB_TIMEOUT = 5.0
+# Seconds between two looks at whether a fetch was cancelled, and bytes read between two
+# progress reports (each a look too).
+CANCEL_POLL = 0.05
+DOWNLOAD_CHUNK = 1 << 14
 # The open models the app lists (label, repository id): real ids; the gated ones (Llama,
 # Gemma, Mistral's) need a token with their terms accepted.
 POPULAR: tuple[tuple[str, str], ...] = (
@@ -386,11 +392,46 @@ def fetch_tokenizer(
 ) -> Path:
     """Download (or find in the cache) ``tokenizer.json`` and ``tokenizer_config.json`` of
     ``model``; the snapshot folder holding them. Raises HubError (one line), within about
-    :data:`HUB_TIMEOUT` seconds when the Hub cannot be reached, or HubCancelled once
-    ``cancelled()`` is true (polled between steps and as the bytes come)."""
+    :data:`HUB_TIMEOUT` seconds when the Hub cannot be reached, or HubCancelled within
+    :data:`CANCEL_POLL` seconds of ``cancelled()`` turning true."""
+    if cancelled is None:
+        return _fetch(model, progress, None)
+    # subtle: a request blocks until the Hub answers or the timeout, and on a slow link the
+    # bytes come seconds apart: the fetch runs in a thread of its own, and a cancel returns
+    # at once. The thread ends at its next bytes (``progress_class`` raises) or its timeout;
+    # it writes only into the Hub's cache, where a download cut short is resumed later.
+    ended: list[tuple[Path | None, BaseException | None]] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            ended.append((_fetch(model, progress, cancelled), None))
+        except BaseException as error:  # handed to the caller's thread
+            ended.append((None, error))
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name=f"fetch {model.name}", daemon=True).start()
+    while not done.wait(CANCEL_POLL):
+        if cancelled():
+            raise HubCancelled("the download was cancelled")
+    folder, error = ended[0]
+    if error is not None:
+        raise error
+    assert folder is not None
+    return folder
+
+
+def _fetch(model: HubModel, progress: ProgressFn | None, cancelled: CancelledFn | None) -> Path:
+    """:func:`fetch_tokenizer`'s work, in the thread that asks."""
     import huggingface_hub
     from huggingface_hub import constants
     from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
+
+    # subtle: huggingface_hub reads DOWNLOAD_CHUNK_SIZE bytes (10 MB) between two reports,
+    # more than nearly every tokenizer.json holds: the progress stood at 0 and a cancel
+    # waited for the whole file. It is read at each download.
+    constants.DOWNLOAD_CHUNK_SIZE = min(constants.DOWNLOAD_CHUNK_SIZE, DOWNLOAD_CHUNK)
 
     def check() -> None:
         if cancelled is not None and cancelled():

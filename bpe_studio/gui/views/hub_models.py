@@ -140,6 +140,8 @@ class DownloadProgress(QObject):
         self.dialog: QProgressDialog | None = None
         # The fetch under way's "cancelled" flag; a new fetch gets a new one.
         self._cancelled = threading.Event()
+        # The picker's key of the fetch under way (set by the job that fetches), or None.
+        self.key: str | None = None
         self._active = False
         self._show_timer = QTimer(self)
         self._show_timer.setSingleShot(True)
@@ -147,12 +149,13 @@ class DownloadProgress(QObject):
         self.began.connect(self._on_began, Qt.ConnectionType.QueuedConnection)
         self.reported.connect(self._on_reported, Qt.ConnectionType.QueuedConnection)
 
-    def callback(self, name: str) -> Fetch:
+    def callback(self, name: str, key: str | None = None) -> Fetch:
         """``progress(done, total)`` for ``hf_hub.fetch_tokenizer``, made in the job that
-        fetches (it opens the dialog): it raises DownloadCancelled once the user cancelled
-        this fetch (``cancelled``)."""
+        fetches ``key``'s model (it opens the dialog): it raises DownloadCancelled once the
+        user cancelled this fetch (``cancelled``)."""
         fetch = Fetch(name, self.reported)
         self._cancelled = fetch.cancelled
+        self.key = key
         self.began.emit(name)
         return fetch
 
@@ -211,6 +214,7 @@ class DownloadProgress(QObject):
 
     def finish(self) -> None:
         """The fetch is over (or was never needed): no dialog."""
+        self.key = None
         self._active = False
         self._show_timer.stop()
         if self.dialog is not None:

@@ -336,9 +336,9 @@ class TokenizerPicker(QComboBox):
         cache, ended, progress = self.cache, self._hub_ended, self.progress
 
         def fetch() -> AnyTokenizer:  # only when not built yet: then the dialog opens
-            told = progress.callback(model.name)
+            told = progress.callback(model.name, key)
             try:
-                return open_hub(model, told)
+                return open_hub(model, told, cancelled=told.cancelled.is_set)
             except Exception:
                 if told.cancelled.is_set():  # however it ended, the user had cancelled it
                     raise hub_models.DownloadCancelled(f"{model.name}: cancelled") from None
@@ -544,6 +544,10 @@ class TokenizerPicker(QComboBox):
         if key in ACTIONS or index == self._previous:
             return  # an action is not a choice; stepping back from it changes nothing
         self._previous = index
+        if self.progress.key not in (None, key):
+            # A model still coming that the pane no longer wants: its job would hold the
+            # pane's thread (and this pick) until the download ended.
+            self.progress.cancel()
         self.hub.pick(self.pane, key, self.label_of(key))
         self.choice_changed.emit()
 
