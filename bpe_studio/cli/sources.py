@@ -31,9 +31,11 @@ from ..core.formats.tiktoken import sidecar_beside
 from ..core.io.hf_hub import (
     CONFIG_FILE,
     HubError,
+    HubModel,
     cached_files,
     fetch_tokenizer,
     parse_hub_source,
+    said_of_model,
 )
 from ..core.pretokenization.names import PATTERNS, pattern_name, shown_pattern
 from ..core.pretokenization.scan_patterns import unwrapped
@@ -128,7 +130,18 @@ def fetch_hub(source: str) -> str:
     finally:
         for bar in bars:
             bar.close()
+    _FETCHED[str(folder)] = model
     return str(folder)
+
+
+# The cache's folders fetch_hub gave, by the model they hold: an error reading one is said of
+# the model (a file damaged within: how to clear it), not of a snapshot's path alone.
+_FETCHED: dict[str, HubModel] = {}
+
+
+def _said_of_model(source: str, error: ValueError) -> ValueError:
+    model = _FETCHED.get(source)
+    return error if model is None else said_of_model(model, error)
 
 
 def load_source(
@@ -138,7 +151,10 @@ def load_source(
     ``core.formats.files.load_data``, which reads every kind); ``pattern`` for the formats
     without one of their own; ``extra_specials`` more special tokens, each a vocabulary
     entry. One-line errors name the source, or the file beside it that holds what is wrong."""
-    return load_data(source, pattern, extra_specials)
+    try:
+        return load_data(source, pattern, extra_specials)
+    except ValueError as error:
+        raise _said_of_model(source, error) from None
 
 
 def warn_of_tokenizer_json_beside(
@@ -182,7 +198,10 @@ def load_tokenizer(
     BPE runs through ``tokenizers``: ``core.encode.foreign``). Its special tokens are its own (for
     GPT-2 files, the entries neither a byte nor made by a merge), plus ``extra_specials``,
     which must be vocabulary entries too; ``no_specials`` treats every one as ordinary text."""
-    return open_tokenizer(source, pattern, extra_specials, no_specials=no_specials)
+    try:
+        return open_tokenizer(source, pattern, extra_specials, no_specials=no_specials)
+    except ValueError as error:
+        raise _said_of_model(source, error) from None
 
 
 def written_pattern(pattern: str) -> str:

@@ -152,3 +152,30 @@ def test_a_model_named_without_hf_says_how_to_name_it(tmp_path, hub, source, mea
         assert "Hugging Face" not in line, line
     else:
         assert line.endswith(f" (for a Hugging Face model, write {meant})"), line
+
+
+@pytest.mark.parametrize("command", ["encode", "inspect", "convert"])
+def test_a_cached_tokenizer_damaged_within_is_said_of_the_model(tmp_path, monkeypatch, command):
+    """The Hub audit: the command named the snapshot's path alone, neither the model nor how
+    to clear it."""
+    from foreign_files import llama3_style
+    from hub_snapshot import add_snapshot, offline_hub
+
+    cache = offline_hub(monkeypatch, tmp_path)
+    whole = llama3_style(tmp_path / "ll", full=False).read_text(encoding="utf-8")
+    broken = tmp_path / "broken.json"
+    broken.write_text(whole.replace('"merges"', '"merges" "', 1), encoding="utf-8")
+    add_snapshot(cache, "acme/bad", {"tokenizer.json": broken})
+    text = tmp_path / "t.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    args = {
+        "encode": ("encode", text, "--tokenizer", "hf:acme/bad", "--out", tmp_path / "x.npy"),
+        "inspect": ("inspect", "hf:acme/bad"),
+        "convert": ("convert", "hf:acme/bad", "--to", "gpt2", "--out", tmp_path / "g"),
+    }[command]
+    line = error_line(cli(tmp_path, *args))
+    assert line.startswith(
+        "bpe-studio: error: hf:acme/bad: its tokenizer.json in the Hugging Face cache is not "
+        "valid JSON at line "
+    )
+    assert line.endswith("then load it again to download it afresh")

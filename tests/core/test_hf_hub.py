@@ -148,7 +148,7 @@ def test_offline_and_online_say_which(monkeypatch, tmp_path):
 
     offline_hub(monkeypatch, tmp_path)
     _fail_with(monkeypatch, hub_error(errors.LocalEntryNotFoundError))
-    with pytest.raises(HubError, match="HF_HUB_OFFLINE is set; connect once"):
+    with pytest.raises(HubError, match="HF_HUB_OFFLINE is set; unset HF_HUB_OFFLINE and connect"):
         open_hub(HubModel("acme/m"))
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     with pytest.raises(HubError, match="the Hub cannot be reached; connect once"):
@@ -358,9 +358,10 @@ def test_a_model_not_cached_says_what_is_in_the_way(hub_says, status):
     with pytest.raises(HubError) as info:
         open_hub(HubModel("acme/new"))
     reason = {407: "Proxy Authentication Required", 429: "Too Many Requests"}[status]
+    # (The Hub audit: "connect once to download it" was said to a user already connected.)
     assert str(info.value) == (
         f"acme/new: its tokenizer is not in the Hugging Face cache and the Hub answered {status} "
-        f"{reason}; connect once to download it"
+        f"{reason}; try again once the Hub answers (or from another network)"
     )
 
 
@@ -452,7 +453,18 @@ def test_a_cached_folder_without_a_tokenizer_says_so(monkeypatch, tmp_path):
         open_hub(HubModel("acme/notok"))
     assert str(info.value) == (
         f"acme/notok: its folder in the Hugging Face cache, {folder}, has no tokenizer.json and "
-        "HF_HUB_OFFLINE is set; connect once to download it"
+        "HF_HUB_OFFLINE is set; unset HF_HUB_OFFLINE and connect once to download it"
+    )
+    # The Hub said it has none (huggingface_hub marks that in the cache): connecting would
+    # not help (the Hub audit).
+    no_file = cache / "models--acme--notok" / ".no_exist" / folder.name / "tokenizer.json"
+    no_file.parent.mkdir(parents=True)
+    no_file.touch()
+    with pytest.raises(HubError) as info:
+        open_hub(HubModel("acme/notok"))
+    assert str(info.value) == (
+        "acme/notok: the model has no tokenizer.json, as the Hub said when last asked (only "
+        "its own library reads it)"
     )
     folder = add_snapshot(cache, "acme/gone", {"tokenizer.json": unigram(tmp_path / "uni")})
     (folder / "tokenizer.json").resolve().unlink()
@@ -522,3 +534,39 @@ def test_the_bytes_are_reported_as_they_come(monkeypatch, tmp_path):
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     hf_hub.fetch_tokenizer(HubModel("acme/uni"))
     assert chunks and max(chunks) <= 64 * 1024
+
+
+def test_a_cached_tokenizer_damaged_within_names_the_model_and_how_to_clear_it(
+    monkeypatch, tmp_path
+):
+    """The Hub audit: one broken inside (its ends whole) was named by its blob's path only."""
+    cache = offline_hub(monkeypatch, tmp_path)
+    whole = unigram(tmp_path / "uni").read_text(encoding="utf-8")
+    broken = _written(tmp_path, whole.replace('"vocab"', '"vocab" "', 1).encode())
+    add_snapshot(cache, "acme/bad", {"tokenizer.json": broken})
+    clear = (
+        f"remove the model from the cache (`hf cache rm model/acme/bad`, or delete the folder "
+        f"{cache / 'models--acme--bad'}), then load it again to download it afresh"
+    )
+    for load in (lambda: open_tokenizer("hf:acme/bad"), lambda: open_hub(HubModel("acme/bad"))):
+        with pytest.raises(HubError) as info:
+            load()
+        said = str(info.value)
+        assert said.startswith("hf:acme/bad: its tokenizer.json in the Hugging Face cache is not "
+                               "valid JSON at line ")  # fmt: skip
+        assert said.endswith(f"; {clear}")
+
+
+def test_a_cached_tokenizer_huggingface_hub_cannot_find_is_not_said_missing(monkeypatch, tmp_path):
+    """The Hub audit: a ref huggingface_hub cannot read (here, a line break after the commit)
+    was said to link "to a file that is missing", which is there."""
+    cache = offline_hub(monkeypatch, tmp_path)
+    add_snapshot(cache, "acme/ref", {"tokenizer.json": unigram(tmp_path / "uni")})
+    ref = cache / "models--acme--ref" / "refs" / "main"
+    ref.write_text(ref.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    with pytest.raises(HubError) as info:
+        open_hub(HubModel("acme/ref"))
+    assert str(info.value).startswith(
+        "hf:acme/ref: the Hugging Face cache holds its tokenizer.json, but its record of the "
+        "revision is damaged; remove the model from the cache"
+    )

@@ -48,6 +48,7 @@ from ..io.hf_hub import (
     fetch_tokenizer,
     named_special_tokens,
     parse_hub_source,
+    said_of_model,
 )
 from ..io.read_only import ReadOnlyDict
 from ..pretokenization.names import shown_pattern
@@ -796,6 +797,9 @@ def open_hub(
     """The tokenizer of a Hub model (``hf_hub.fetch_tokenizer``: from the cache, or
     downloaded with ``progress``, until ``cancelled()``), named ``ORG/NAME``."""
     folder = fetch_tokenizer(model, progress, cancelled=cancelled)
-    tok = open_tokenizer(folder / TOKENIZER_FILE)
+    try:
+        tok = open_tokenizer(folder / TOKENIZER_FILE)
+    except ValueError as error:
+        raise said_of_model(model, error) from None
     tok.name = model.name
     return tok

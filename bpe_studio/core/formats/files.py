@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..corpus.stamps import Stamp, link_loop, stamp
-from ..io.hf_hub import fetch_tokenizer, hub_source_meant, parse_hub_source
+from ..io.hf_hub import fetch_tokenizer, hub_source_meant, parse_hub_source, said_of_model
 from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.scan_patterns import unwrapped
@@ -511,11 +511,16 @@ def load_data(
             if alias_key(name).startswith(UNBUNDLED) or alias_key(name) in ALIASES:
                 raise ValueError(_not_a_preset(name))
             raise FileNotFoundError(_not_a_preset(name))
-        data = (
-            _load_folder(path, pattern, extra)
-            if path.is_dir()
-            else _load_file(path, pattern, extra)
-        )
+        try:
+            data = (
+                _load_folder(path, pattern, extra)
+                if path.is_dir()
+                else _load_file(path, pattern, extra)
+            )
+        except ValueError as error:
+            if model is None or isinstance(error, ForeignTokenizerFile):
+                raise
+            raise said_of_model(model, error) from None
     _check_pattern_agrees(data, pattern, name, path)
     if explicit is not None:
         return replace(data, special_tokens=data.special_tokens | explicit)

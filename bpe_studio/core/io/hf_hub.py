@@ -251,20 +251,51 @@ def _not_cached(model: HubModel, why: str) -> str:
     the model not cached, its folder holding other files only, or a broken link."""
     name, folder = model.name, _snapshot_folder(model)
     entry = None if folder is None else folder / TOKENIZER_FILE
-    if entry is not None and entry.is_symlink():  # a link to a blob that is gone
+    if entry is not None and entry.is_symlink() and not entry.exists():  # its blob is gone
         return (
             f"{model.source}: its {TOKENIZER_FILE} in the Hugging Face cache links to a file "
             f"that is missing; {_clear_cache(model)}"
         )
+    if entry is not None and entry.is_file():  # there, but huggingface_hub did not find it
+        return (
+            f"{model.source}: the Hugging Face cache holds its {TOKENIZER_FILE}, but its "
+            f"record of the revision is damaged; {_clear_cache(model)}"
+        )
+    # huggingface_hub's mark of the Hub's own answer: the file is not in the model.
+    no_file = None if folder is None else folder.parent.parent / ".no_exist" / folder.name
+    if no_file is not None and (no_file / TOKENIZER_FILE).exists():
+        return (
+            f"{name}: the model has no {TOKENIZER_FILE}, as the Hub said when last asked "
+            "(only its own library reads it)"
+        )
+    # What to do depends on why the Hub was not asked.
+    if why.startswith("HF_HUB_OFFLINE"):
+        todo = "unset HF_HUB_OFFLINE and connect once to download it"
+    elif why.startswith("the Hub answered"):
+        todo = "try again once the Hub answers (or from another network)"
+    else:
+        todo = "connect once to download it"
     if folder is not None:  # e.g. another library downloaded only the model's config
         return (
             f"{name}: its folder in the Hugging Face cache, {folder}, has no {TOKENIZER_FILE} "
-            f"and {why}; connect once to download it"
+            f"and {why}; {todo}"
         )
-    return (
-        f"{name}: its tokenizer is not in the Hugging Face cache and {why}; connect once "
-        "to download it"
-    )
+    return f"{name}: its tokenizer is not in the Hugging Face cache and {why}; {todo}"
+
+
+def said_of_model(model: HubModel, error: ValueError) -> ValueError:
+    """``error``, raised reading ``model``'s ``tokenizer.json`` from the cache, said of the
+    model where the file is damaged within (not JSON or not UTF-8 past the ends
+    :func:`fetch_tokenizer` looks at), with how to clear it; any other as it was."""
+    text = str(error)
+    for mark in (": not valid JSON", ": not UTF-8"):
+        at = text.find(mark)
+        if at >= 0:
+            return HubError(
+                f"{model.source}: its {TOKENIZER_FILE} in the Hugging Face cache is "
+                f"{text[at + 2 :]}; {_clear_cache(model)}"
+            )
+    return error
 
 
 def _model_folder(model: HubModel) -> Path:
