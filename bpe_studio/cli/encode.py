@@ -393,6 +393,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
             # A bare rank file: decoding reads only its tokens, so any pattern serves.
             tok = load_tokenizer(args.tokenizer, None, pattern="gpt2")
         blocks = DecodedBlocks(tok, ids)
+        bar = ProgressBar("decoding", blocks.total, unit="B")
+        blocks.progress = bar.update
         closed_after = None
         if is_stream(args.out):
             closed_after = write_stream(args.out, blocks)
@@ -411,6 +413,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
                 raise CliError(f"interrupted; {args.out} {done}", EXIT_INTERRUPTED) from None
     finally:
         ids.close()
+    bar.close()
     last, code = _wrote(args.out, closed_after, blocks.total)
     print(
         one_line(f"decoded {plural(len(ids), 'id')} into {plural(blocks.total, 'byte')}; {last}"),

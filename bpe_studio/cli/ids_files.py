@@ -14,6 +14,7 @@ import io
 import os
 import stat
 import sys
+from collections.abc import Callable
 from typing import BinaryIO
 
 import numpy as np
@@ -147,6 +148,9 @@ class DecodedBlocks:
     def __init__(self, tok: AnyTokenizer, ids: IdsFile) -> None:
         self._tok, self._ids = tok, ids
         self._at = 0
+        self.done = 0  # bytes read so far
+        # Told ``done`` after each block read (a progress bar's update).
+        self.progress: Callable[[int], None] | None = None
         self._whole: bytes | None = None
         if not isinstance(tok, Tokenizer):
             self._whole = self._decode(ids.block(0, len(ids)))
@@ -173,12 +177,16 @@ class DecodedBlocks:
         """The next block's bytes (``size`` is not looked at: a block is what is decoded)."""
         if self._whole is not None:
             data, self._whole = self._whole, b""
-            return data
-        if self._at >= len(self._ids):
+        elif self._at >= len(self._ids):
             return b""
-        block = self._ids.block(self._at, self._at + DECODE_BLOCK)
-        self._at += DECODE_BLOCK
-        gathered = self._table.gather(block.astype(np.int64))
-        if gathered is None:  # every id was known when checked: the file was written meanwhile
-            raise CliError(f"{self._ids.name}: the file changed while it was read")
-        return gathered
+        else:
+            block = self._ids.block(self._at, self._at + DECODE_BLOCK)
+            self._at += DECODE_BLOCK
+            gathered = self._table.gather(block.astype(np.int64))
+            if gathered is None:  # every id was known when checked: the file changed since
+                raise CliError(f"{self._ids.name}: the file changed while it was read")
+            data = gathered
+        self.done += len(data)
+        if self.progress is not None:
+            self.progress(self.done)
+        return data

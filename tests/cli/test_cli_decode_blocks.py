@@ -153,3 +153,24 @@ def test_ctrl_c_while_decoding_into_a_file_says_it_is_not_written(tmp_path, big_
         assert main(["decode", str(path), "--tokenizer", "gpt2", "--out", str(out)]) == 130
     assert capsys.readouterr().err.strip().endswith(f"interrupted; {out} not written")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.npy"]
+
+
+def test_decoding_shows_its_progress_as_the_blocks_go(tmp_path, big_ids, monkeypatch, capsys):
+    """The CLI-at-scale audit: decode printed nothing for 16 s (1 GB of text), where encode
+    and train show a bar."""
+    from bpe_studio.cli import progress
+
+    path, text, _ = big_ids
+    seen: list[int] = []
+    update = progress.ProgressBar.update
+
+    def told(bar, done, total=None):
+        seen.append(done)
+        update(bar, done, total)
+
+    monkeypatch.setattr(progress.ProgressBar, "update", told)
+    assert main(["decode", str(path), "--tokenizer", "gpt2", "--out", str(tmp_path / "t")]) == 0
+    size = len(text.encode("utf-8"))
+    assert len(seen) >= 8 and seen == sorted(seen) and seen[-1] == size  # one a block
+    bar = [line for line in capsys.readouterr().err.splitlines() if line.startswith("decoding")]
+    assert bar and "100.0%" in bar[-1]
