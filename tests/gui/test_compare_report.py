@@ -1064,3 +1064,36 @@ def test_the_report_legend_keeps_clear_of_the_bars_in_a_short_chart(qtbot, windo
     assert report.legend.isVisible() is False  # 120 px: the bars keep their room
     report.chart.setFixedHeight(400)
     qtbot.waitUntil(report.legend.isVisible, timeout=5_000)
+
+
+def _drawn_names(report) -> list[str]:
+    """The sample names pyqtgraph draws under the groups (it leaves out a label that runs
+    past the axis's end)."""
+    from PySide6.QtGui import QImage, QPainter
+
+    axis = report.chart.getPlotItem().getAxis("bottom")
+    image = QImage(axis.size().toSize(), QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        specs = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [text for _, _, text in specs[2]] if specs else []
+
+
+def test_every_group_of_the_report_chart_is_named(qtbot, window, tmp_path):
+    """The Compare/Report audit: a corpus named tinystories_v1_valid_hf_export.txt left the
+    last group of bars without a name at 1280x800, in the exported PNG too (no table
+    there): pyqtgraph drops a label that runs past the axis's end."""
+    corpus = tmp_path / ("a_corpus_file_whose_name_is_long_" * 2 + ".txt")
+    corpus.write_text("a small corpus of plain words\n" * 20, encoding="utf-8")
+    report_of = _report(qtbot, window, corpus)
+    report = window.report
+    for width in (1280, 900):
+        window.resize(width, 800)
+        qtbot.waitUntil(lambda: len(_drawn_names(report)) == len(report_of.samples), timeout=5_000)
+        drawn = _drawn_names(report)
+        for name, sample in zip(drawn, report_of.samples):
+            head, _, tail = name.partition("…")
+            assert sample.startswith(head) and sample.endswith(tail), (name, sample)
+        assert "…" in drawn[-1] and drawn[:-1] == list(report_of.samples[:-1])

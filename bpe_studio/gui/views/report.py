@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -483,16 +483,33 @@ class ReportView(LazyPage):
                 value.setPos(x, h)
                 plot.addItem(value)
                 self.values.append(value)
-        plot.getAxis("bottom").setTicks([list(zip(xs.tolist(), report.samples))])
         self._tallest = max((c.bytes_per_token for c in report.cells), default=1.0)
         plot.setXRange(-0.6, len(report.samples) - 0.4, padding=0)
         self._fit_headroom()
+
+    def _fit_names(self) -> None:
+        """Each sample's name under its group, cut in the middle ("…") to the group's width:
+        pyqtgraph drops a label that runs past the axis's end, so a long corpus file's name
+        left the last group unnamed, in the exported PNG too (which has no table)."""
+        if self.report is None:
+            return
+        samples = self.report.samples
+        axis = self.chart.getPlotItem().getAxis("bottom")
+        # (The range is one unit a group; the last name has 0.4 of one on either side.)
+        unit = self.chart.getPlotItem().getViewBox().width() / max(len(samples), 1)
+        metrics = QFontMetrics(axis.style.get("tickFont") or axis.font())
+        room = max(int(0.8 * unit) - 4, 1)
+        cut = Qt.TextElideMode.ElideMiddle
+        names = [metrics.elidedText(s, cut, room) or "…" for s in samples]
+        axis.setTicks([list(enumerate(names))])
 
     def _fit_headroom(self, *_: object) -> None:
         """The value axis's top leaves the legend (over the chart's top) clear of the tallest
         bar and its number: the room is the legend's height in pixels, which a share of the
         chart is not in a short chart or at a large scale. A chart too short for both hides
-        the legend: the swatches beside the pickers name the colours too."""
+        the legend: the swatches beside the pickers name the colours too. (The samples'
+        names are fitted to the width here too.)"""
+        self._fit_names()
         if self._tallest <= 0:
             return
         height = self.chart.getPlotItem().getViewBox().height()
