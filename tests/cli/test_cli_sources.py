@@ -175,6 +175,25 @@ def test_a_directory_missing_its_merges_file_names_it(tmp_path, text_path, vocab
     )
 
 
+@pytest.mark.parametrize("beside", [False, True])
+def test_a_merges_file_named_as_the_tokenizer_says_what_to_name(tmp_path, text_path, beside):
+    """The Compare/Report audit: a merges.txt named alone was "cannot tell the format from
+    the name", the GPT-2 pair among the formats expected."""
+    shutil.copy(FIXTURES / "gpt2_merges.txt", tmp_path / "merges.txt")
+    if beside:
+        shutil.copy(FIXTURES / "gpt2_vocab.json", tmp_path / "vocab.json")
+    merges = tmp_path / "merges.txt"
+    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", merges,
+                          "--out", tmp_path / "ids.npy"))  # fmt: skip
+    assert line == (
+        f"bpe-studio: error: {merges}: the merges of GPT-2's files: name the vocabulary beside "
+        "it, vocab.json, or the folder holding both"
+        if beside
+        else f"bpe-studio: error: {merges}: GPT-2's merges alone, without vocab.json beside it "
+        "(name the folder holding both, or the vocab.json)"
+    )
+
+
 def test_bad_pattern_is_refused_before_reading(tmp_path, text_path):
     result = cli(tmp_path, "encode", text_path, "--tokenizer", "gpt2", "--pattern", "[a-",
                  "--out", tmp_path / "ids.npy")  # fmt: skip

@@ -176,6 +176,18 @@ def _load_file(path: Path, pattern: str | None, extra: Sequence[str]) -> Tokeniz
         return read_tiktoken(path, None if sidecar_beside(path) else pattern)
     if lower.endswith(".json"):
         return _read_hf_file(path)
+    if lower.endswith("merges.txt"):
+        # Half of GPT-2's files: the merges name tokens only the vocabulary numbers.
+        vocab = path.with_name(path.name[: -len("merges.txt")] + "vocab.json")
+        if vocab.is_file():
+            raise ValueError(
+                f"{path}: the merges of GPT-2's files: name the vocabulary beside it, "
+                f"{vocab.name}, or the folder holding both"
+            )
+        raise ValueError(
+            f"{path}: GPT-2's merges alone, without {vocab.name} beside it (name the folder "
+            "holding both, or the vocab.json)"
+        )
     raise ValueError(
         f"{path}: cannot tell the format from the name (expected {_what_is_accepted()})"
     )
