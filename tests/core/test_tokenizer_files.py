@@ -206,6 +206,9 @@ def test_load_data_source_errors(tmp_path, gpt2_tokenizer):
     (tmp_path / "ours" / "merges.txt").rename(tmp_path / "ours" / "other.txt")
     with pytest.raises(ValueError, match=r"vocab.json: a GPT-2 vocabulary needs .*merges.txt"):
         load_data(tmp_path / "ours" / "vocab.json")
+    with pytest.raises(ValueError, match="ours: holds vocab.json but not merges.txt, the merges"):
+        load_data(tmp_path / "ours")
+    (tmp_path / "ours" / "vocab.json").unlink()
     with pytest.raises(ValueError, match="a directory without .*NAME.tiktoken"):
         load_data(tmp_path / "ours")
     # A rank file's directory whose sidecar is gone: the rank file still decides the kind.
