@@ -14,11 +14,10 @@ anything that says nothing of the model (a proxy, a firewall, a rate limit, a se
 or refusing a model whose tokenizer the cache holds, the cache alone is read, so offline is
 known in seconds and quietly, not after huggingface_hub's five retries. ``cancelled()``
 stops it with :class:`HubCancelled` at once, the request under way left to end in a thread
-of its own. Offline,
-gated (needs a token), a model or revision not found, a model without a ``tokenizer.json``:
-each is a :class:`HubError` of one line saying what to do. :func:`cached_files` names the
-files the cache holds for a model now, without asking the Hub (what an output must not
-replace).
+of its own. Offline, gated (needs a token), a model or revision not found, a model without
+a ``tokenizer.json``: each is a :class:`HubError` of one line saying what to do.
+:func:`cached_files` names the files the cache holds for a model now, without asking the Hub
+(what an output must not replace).
 :data:`POPULAR` is the curated list of open models the app offers.
 What it leaves out: reading the files (``files``, ``foreign``), log-in (the ``hf``
 command, ``HF_TOKEN``), the app's and the command line's progress display.
@@ -430,15 +429,16 @@ def fetch_tokenizer(
     # subtle: a request blocks until the Hub answers or the timeout, and on a slow link the
     # bytes come seconds apart: the fetch runs in a thread of its own, and a cancel returns
     # at once. The thread ends at its next bytes (``progress_class`` raises) or its timeout;
-    # it writes only into the Hub's cache, where a download cut short is resumed later.
-    ended: list[tuple[Path | None, BaseException | None]] = []
+    # it writes only into the Hub's cache (a download cut short stays an incomplete file).
+    folders: list[Path] = []
+    failures: list[BaseException] = []
     done = threading.Event()
 
     def run() -> None:
         try:
-            ended.append((_fetch(model, progress, cancelled), None))
+            folders.append(_fetch(model, progress, cancelled))
         except BaseException as error:  # handed to the caller's thread
-            ended.append((None, error))
+            failures.append(error)
         finally:
             done.set()
 
@@ -446,15 +446,13 @@ def fetch_tokenizer(
     while not done.wait(CANCEL_POLL):
         if cancelled():
             raise HubCancelled("the download was cancelled")
-    folder, error = ended[0]
-    if error is not None:
-        raise error
-    assert folder is not None
-    return folder
+    if failures:
+        raise failures[0]
+    return folders[0]
 
 
 def _fetch(model: HubModel, progress: ProgressFn | None, cancelled: CancelledFn | None) -> Path:
-    """:func:`fetch_tokenizer`'s work, in the thread that asks."""
+    """:func:`fetch_tokenizer`'s work (in a thread of its own where it can be cancelled)."""
     import huggingface_hub
     from huggingface_hub import constants
     from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
