@@ -359,15 +359,18 @@ def test_a_model_opened_is_listed_where_the_settings_keep_nothing(qtbot, setting
     assert hub_keys(picker) == [hub_key("acme/c")]
 
 
-def _stalled_download(monkeypatch, snapshots):
+def _stalled_download(monkeypatch, snapshots, began: list[str] | None = None):
     """A download whose bytes stop coming (a stalled link), until ``release`` is set; the
-    events: ``asked`` once it has begun, ``ended`` once it ended."""
+    events: ``asked`` once one has begun, ``ended`` once one ended. ``began`` lists the
+    models whose download began."""
     import threading
 
     asked, release, ended = threading.Event(), threading.Event(), threading.Event()
 
     def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
         try:
+            if began is not None:
+                began.append(repo_id)
             bar = tqdm_class(total=4_000_000, unit="B")
             bar.update(16_000)
             asked.set()
@@ -407,3 +410,69 @@ def test_closing_stops_a_stalled_download(qtbot, window, monkeypatch, snapshots)
     assert not ended.is_set()  # closed while the stalled download was still under way
     release.set()
     qtbot.waitUntil(ended.is_set, timeout=10_000)
+
+
+def test_a_second_hub_pick_is_stopped_by_a_third(qtbot, window, monkeypatch, snapshots):
+    """The second Hub audit: model A, then model B mid-download, then GPT-2: A's end, which
+    came after B had begun, cleared B's record, so GPT-2 waited for B's whole download and
+    closing the window froze for it."""
+    began: list[str] = []
+    asked, release, ended = _stalled_download(monkeypatch, snapshots, began)
+    picker, bar = window.picker, window.editor_tokenizer
+    picker.add_hub_model(HubModel("acme/a"))
+    qtbot.waitUntil(lambda: began == ["acme/a"], timeout=10_000)
+    picker.add_hub_model(HubModel("acme/b"))
+    qtbot.waitUntil(lambda: began == ["acme/a", "acme/b"], timeout=10_000)
+    qtbot.waitUntil(lambda: picker.progress.key == hub_key("acme/b"), timeout=10_000)
+    picker.pick(preset_key("gpt2"))
+    qtbot.waitUntil(lambda: not bar.busy and "50,257 tokens" in bar.note.text(), timeout=10_000)
+    assert not release.is_set()  # while B's download was stalled
+    release.set()
+
+
+def test_a_cancel_in_compare_holds_when_the_page_computes_again(
+    qtbot, window, monkeypatch, snapshots
+):
+    """The second Hub audit: a model downloading on Compare's left, the text edited (the
+    page's job made stale), then Cancel: the cancelled job's answer was dropped, the newer
+    job downloaded the model again, and Compare showed it."""
+    began: list[str] = []
+    asked, release, ended = _stalled_download(monkeypatch, snapshots, began)
+    compare = window.compare
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        window.tabs.setCurrentWidget(compare)
+    left = compare.choices[0]
+    before = left.key
+    left.add_hub_model(HubModel("acme/c"))
+    qtbot.waitUntil(asked.is_set, timeout=10_000)
+    compare.set_text("the text changed while the model downloads")
+    qtbot.waitUntil(lambda: left.progress.key == hub_key("acme/c"), timeout=10_000)
+    left.progress.cancel()  # as the dialog's Cancel does
+    qtbot.waitUntil(lambda: not compare.busy and left.key == before, timeout=30_000)
+    assert window.hub.pane(left.pane).key == before
+    assert began == ["acme/c"]  # not downloaded again
+    release.set()
+
+
+def test_the_lab_stops_a_stalled_download_on_cancel(qtbot, window, monkeypatch, snapshots):
+    """The second Hub audit: the Vocabulary lab fetched without a cancel: Cancel, another
+    pick and closing the window all waited for the whole download."""
+    asked, release, ended = _stalled_download(monkeypatch, snapshots)
+    lab = window.lab
+    window.tabs.setCurrentWidget(lab)
+    lab.picker.add_hub_model(HubModel("acme/d"))
+    qtbot.waitUntil(asked.is_set, timeout=30_000)
+    lab.cancel()
+    qtbot.waitUntil(lambda: not lab.busy, timeout=10_000)
+    assert not ended.is_set()  # stopped while the download was stalled
+    release.set()
+
+
+def test_a_hub_models_failure_names_it_once(qtbot):
+    """The second Hub audit: "Could not load acme/x: hf:acme/x: its tokenizer.json ...": the
+    damaged-cache messages begin with the source, hf: and the name."""
+    from bpe_studio.gui.views.picker import FailedPick
+
+    said = "hf:acme/x: its tokenizer.json in the Hugging Face cache is empty; remove it"
+    assert FailedPick("editor", hub_key("acme/x"), "acme/x", said).what == said
+    assert FailedPick("editor", "k", "x.json", "not JSON").what == "x.json: not JSON"

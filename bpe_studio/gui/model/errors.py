@@ -60,3 +60,18 @@ def on_one_line(message: str) -> str:
     parts = [p.strip().replace("\n", " ") for p in message.split("\n\n") if p.strip()]
     ended = [p if p.endswith((".", "!", "?", "…")) else f"{p}." for p in parts[:-1]]
     return " ".join([*ended, *parts[-1:]])
+
+
+def named_once(label: str, message: str) -> str:
+    """``message``, why the pick ``label`` failed, naming the pick once: as it is where it
+    names the pick already (a Hub model's words begin with its name, or with its source,
+    ``hf:`` and the name, as the command line was given it), else after the label.
+
+    >>> named_once("acme/x", "hf:acme/x: its tokenizer.json in the cache is empty")
+    'hf:acme/x: its tokenizer.json in the cache is empty'
+    >>> named_once("x.json", "not valid JSON")
+    'x.json: not valid JSON'
+    """
+    if message.startswith((label, f"hf:{label}")):
+        return message
+    return f"{label}: {message}"

@@ -34,7 +34,7 @@ from typing import Any
 
 from ...core.corpus.counting import mp_context
 from ...core.encode.merging import kernel_start
-from ...core.io.hf_hub import TOKENIZER_FILE, fetch_tokenizer, parse_repo
+from ...core.io.hf_hub import TOKENIZER_FILE, HubCancelled, fetch_tokenizer, parse_repo
 from ...core.io.worker_pool import ended_abruptly
 from .errors import describe_job_error
 from .lab_records import (
@@ -292,6 +292,9 @@ class LabProcess:
             if spec.hub is not None:
                 try:
                     spec = self._fetched(job, spec)
+                except HubCancelled:
+                    self._deliver(Ended(job.number, Outcome.CANCELLED))
+                    return None
                 except Exception as error:  # offline, gated, a bad name: the user's to hear
                     self._fail(job, part, spec.ref.key, describe_job_error(error))
                     return None
@@ -314,7 +317,8 @@ class LabProcess:
         def progress(done: int, total: int | None) -> None:
             self._deliver(Progress(job.number, stage, done, total or 0))
 
-        folder = fetch_tokenizer(model, progress)
+        # Cancel, a new pick (submit) or the window's close stops the download at once.
+        folder = fetch_tokenizer(model, progress, cancelled=lambda: self._is_cancelled(job))
         return dataclasses.replace(
             spec, source=str(folder / TOKENIZER_FILE), name=model.name, hub=None
         )

@@ -34,7 +34,7 @@ from ...core.corpus.sources import Kind as FileKind
 from ...core.corpus.sources import split_name
 from ...core.explain.vocabulary import Makeup
 from .corpus_source import CorpusSource
-from .errors import on_one_line
+from .errors import named_once, on_one_line
 from .file_versions import file_version
 from .lab_records import (
     CorpusRef,
@@ -637,9 +637,7 @@ class VocabLab:
     @staticmethod
     def _pick_what(ref: TokenizerRef, failure: Failure) -> str:
         """The pick and why it failed, naming the pick once (as ``picker.FailedPick``)."""
-        if failure.message.startswith(ref.label):
-            return failure.message
-        return f"{ref.label}: {failure.message}"
+        return named_once(ref.label, failure.message)
 
     def _say(self, message: str) -> None:
         self._set_problem(on_one_line(message))  # the status line: one line, its sentences kept

@@ -132,6 +132,7 @@ class DownloadProgress(QObject):
 
     began = Signal(str)  # model name: a fetch started (job thread -> GUI thread)
     reported = Signal(str, int, int)  # model name, bytes done, total (-1: unknown)
+    stopped = Signal(str)  # the picker's key of a fetch cancelled (GUI thread)
     SHOW_AFTER_MS = 300
 
     def __init__(self, parent: QWidget) -> None:
@@ -140,7 +141,8 @@ class DownloadProgress(QObject):
         self.dialog: QProgressDialog | None = None
         # The fetch under way's "cancelled" flag; a new fetch gets a new one.
         self._cancelled = threading.Event()
-        # The picker's key of the fetch under way (set by the job that fetches), or None.
+        # The fetch under way and its picker's key (set by the job that fetches), or None.
+        self._fetch: Fetch | None = None
         self.key: str | None = None
         self._active = False
         self._show_timer = QTimer(self)
@@ -155,6 +157,7 @@ class DownloadProgress(QObject):
         user cancelled this fetch (``cancelled``)."""
         fetch = Fetch(name, self.reported)
         self._cancelled = fetch.cancelled
+        self._fetch = fetch
         self.key = key
         self.began.emit(name)
         return fetch
@@ -208,12 +211,18 @@ class DownloadProgress(QObject):
 
     @Slot()
     def cancel(self) -> None:
-        """Stop the fetch under way (at its next bytes) and close the dialog."""
+        """Stop the fetch under way (at once) and close the dialog."""
         self._cancelled.set()
+        if self.key is not None:
+            self.stopped.emit(self.key)
         self.finish()
 
-    def finish(self) -> None:
-        """The fetch is over (or was never needed): no dialog."""
+    def finish(self, fetch: Fetch | None = None) -> None:
+        """The fetch ``fetch`` is over (None: the one under way): no dialog. Another fetch
+        under way now is left as it is."""
+        if fetch is not None and fetch is not self._fetch:
+            return
+        self._fetch = None
         self.key = None
         self._active = False
         self._show_timer.stop()

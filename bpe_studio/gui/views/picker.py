@@ -42,7 +42,7 @@ from ...core.formats.base.preset_table import PRESETS, preset_label
 from ...core.io.hf_hub import HubModel, parse_repo
 from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer, needs_pattern
 from ..model.app_model import AppModel
-from ..model.errors import describe_job_error
+from ..model.errors import describe_job_error, named_once
 from ..model.file_names import tokenizer_source
 from ..model.file_versions import file_version
 from ..model.run_tokenizer import RUN_LABEL, run_name, run_tokenizer_at
@@ -169,9 +169,7 @@ class FailedPick:
     @property
     def what(self) -> str:
         """The pick and why it failed, naming the pick once ("acme/x: not in the cache")."""
-        if self.message.startswith(self.label):
-            return self.message
-        return f"{self.label}: {self.message}"
+        return named_once(self.label, self.message)
 
 
 def _no_run() -> AnyTokenizer:
@@ -195,7 +193,8 @@ class TokenizerPicker(QComboBox):
     back to the choice before, here and in every view."""
 
     choice_changed = Signal()  # also when the file shown was loaded again
-    _hub_ended = Signal(str, bool)  # from a job: a Hub model's tokenizer came (or not)
+    # From a job: a Hub model's tokenizer came (or not), and the fetch it made, if any.
+    _hub_ended = Signal(str, bool, object)
 
     def __init__(
         self,
@@ -230,6 +229,11 @@ class TokenizerPicker(QComboBox):
         hub.define_pane(pane, self.key, self.label_of(self.key))
         self._previous = self.currentIndex()
         self.progress = hub_models.DownloadProgress(self)
+        # Hub models whose download was cancelled, until picked again: a job that wants one
+        # (a page's newer job, the one before it made stale with the cancel in it) gives up
+        # at once instead of downloading it again.
+        self._stopped: set[str] = set()
+        self.progress.stopped.connect(self._stopped.add)
         # Asks for a Hub model (blocking, modal); tests replace it with an answer.
         self.ask_model: Callable[[], HubModel | None] = lambda: hub_models.ask_model(self)
         self.activated.connect(self._on_activated)
@@ -333,24 +337,29 @@ class TokenizerPicker(QComboBox):
         return self.cache.built(key, key_version(key))
 
     def _hub_getter(self, key: str, model: HubModel) -> Callable[[], AnyTokenizer]:
-        cache, ended, progress = self.cache, self._hub_ended, self.progress
-
-        def fetch() -> AnyTokenizer:  # only when not built yet: then the dialog opens
-            told = progress.callback(model.name, key)
-            try:
-                return open_hub(model, told, cancelled=told.cancelled.is_set)
-            except Exception:
-                if told.cancelled.is_set():  # however it ended, the user had cancelled it
-                    raise hub_models.DownloadCancelled(f"{model.name}: cancelled") from None
-                raise
+        cache, ended, progress, stopped = self.cache, self._hub_ended, self.progress, self._stopped
 
         def get() -> AnyTokenizer:  # in the caller's job thread
+            made: list[hub_models.Fetch] = []  # this call's fetch, if it was not built yet
+
+            def fetch() -> AnyTokenizer:  # only when not built yet: then the dialog opens
+                if key in stopped:
+                    raise hub_models.DownloadCancelled(f"{model.name}: cancelled")
+                told = progress.callback(model.name, key)
+                made.append(told)
+                try:
+                    return open_hub(model, told, cancelled=told.cancelled.is_set)
+                except Exception:
+                    if told.cancelled.is_set():  # however it ended, the user had cancelled it
+                        raise hub_models.DownloadCancelled(f"{model.name}: cancelled") from None
+                    raise
+
             try:
                 tok = cache.get(key, fetch)
             except BaseException:
-                ended.emit(model.name, False)
+                ended.emit(model.name, False, made[0] if made else None)
                 raise
-            ended.emit(model.name, True)
+            ended.emit(model.name, True, made[0] if made else None)
             return tok
 
         return get
@@ -477,9 +486,12 @@ class TokenizerPicker(QComboBox):
             self.blockSignals(False)
         self._previous = self.findData(previous)
 
-    @Slot(str, bool)
-    def _on_hub_ended(self, name: str, ok: bool) -> None:
-        self.progress.finish()
+    @Slot(str, bool, object)
+    def _on_hub_ended(self, name: str, ok: bool, fetch: hub_models.Fetch | None) -> None:
+        if fetch is not None:
+            # (That fetch's own: a fetch cancelled by a newer pick ends after the newer one
+            # has begun, and must leave its dialog and its cancel alone.)
+            self.progress.finish(fetch)
         if ok:
             hub_models.remember_model(name)
 
@@ -544,6 +556,7 @@ class TokenizerPicker(QComboBox):
         if key in ACTIONS or index == self._previous:
             return  # an action is not a choice; stepping back from it changes nothing
         self._previous = index
+        self._stopped.discard(key)  # picked again: wanted again
         if self.progress.key not in (None, key):
             # A model still coming that the pane no longer wants: its job would hold the
             # pane's thread (and this pick) until the download ended.
