@@ -429,7 +429,7 @@ def fetch_tokenizer(
     # subtle: a request blocks until the Hub answers or the timeout, and on a slow link the
     # bytes come seconds apart: the fetch runs in a thread of its own, and a cancel returns
     # at once. The thread ends at its next bytes (``progress_class`` raises) or its timeout;
-    # it writes only into the Hub's cache (a download cut short stays an incomplete file).
+    # it writes only into the Hub's cache (cut short, a part file, as any download left).
     folders: list[Path] = []
     failures: list[BaseException] = []
     done = threading.Event()
