@@ -88,17 +88,20 @@ def test_a_key_given_twice_keeps_its_last_value(tiny):
     assert isinstance(json.loads(twice)["model"]["vocab"], str)
 
 
+def _refused_as_json_loads_refuses(text: str) -> None:
+    with pytest.raises(json.JSONDecodeError) as whole:
+        json.loads(text)
+    with pytest.raises(json.JSONDecodeError) as sliced:
+        loads_in_slices(text)
+    assert (sliced.value.msg, sliced.value.pos) == (whole.value.msg, whole.value.pos)
+
+
 @pytest.mark.parametrize("space", ["\x0c", "\x0b", "\u00a0", "\u2028", "\x1f"])
 def test_whitespace_json_does_not_allow_at_a_cut_is_refused(tiny, space):
     """The JSON review: a cut's text is dropped, and it was matched with \\s, which takes
     characters JSON refuses: such a text was read as a vocabulary."""
     text = json.dumps({f"t{i}": i for i in range(60)})
-    broken = text.replace(', "t30"', f'{space}, "t30"', 1)
-    with pytest.raises(json.JSONDecodeError) as whole:
-        json.loads(broken)
-    with pytest.raises(json.JSONDecodeError) as sliced:
-        loads_in_slices(broken)
-    assert (sliced.value.msg, sliced.value.pos) == (whole.value.msg, whole.value.pos)
+    _refused_as_json_loads_refuses(text.replace(', "t30"', f'{space}, "t30"', 1))
 
 
 def test_a_hook_sees_what_json_loads_shows_it(monkeypatch):
@@ -130,12 +133,7 @@ def test_the_first_error_in_the_text_is_the_one_raised(monkeypatch):
     monkeypatch.setattr(json_slices, "LARGE", 0)
     vocab = json.dumps({f"tok{i}": i for i in range(3000)})
     vocab = vocab.replace('"tok5": 5,', '"tok5": ' + "9" * 5000 + ",")
-    text = '{"version": "1.0",, "model": {"vocab": ' + vocab + "}}"
-    with pytest.raises(json.JSONDecodeError) as whole:
-        json.loads(text)
-    with pytest.raises(json.JSONDecodeError) as sliced:
-        loads_in_slices(text)
-    assert (sliced.value.msg, sliced.value.pos) == (whole.value.msg, whole.value.pos)
+    _refused_as_json_loads_refuses('{"version": "1.0",, "model": {"vocab": ' + vocab + "}}")
 
 
 def test_a_text_of_many_small_containers_is_parsed_whole_at_once(monkeypatch):
