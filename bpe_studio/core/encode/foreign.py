@@ -204,7 +204,7 @@ class ForeignTokenizer:
         pre = backend.pre_tokenizer
         self._byte_level = pre is not None and has_byte_level(json.loads(pre.__getstate__()))
         self.template: Template | None = _read_template(backend)
-        self._exact = ExactDecoder(backend)
+        self._exact = ExactDecoder(backend, self._byte_fallback)
         # What is done otherwise than the file says, one line each (Tokenizer.notes).
         self.notes: tuple[str, ...] = ()
         # Ids of tokens this tokenizer never makes (a truncation's later merges'): not its.

@@ -36,10 +36,11 @@ def falls_back_to_bytes(backend: tokenizers.Tokenizer) -> bool:
     return bool(flag)
 
 
-def byte_fallback_ids(backend: tokenizers.Tokenizer) -> dict[int, int]:
-    """id -> byte of each ``<0xNN>`` token, when the model falls back to bytes and its decoder
-    turns them into bytes (``ByteFallback``); else empty."""
-    if backend.decoder is None or not falls_back_to_bytes(backend):
+def byte_fallback_ids(backend: tokenizers.Tokenizer, falls_back: bool) -> dict[int, int]:
+    """id -> byte of each ``<0xNN>`` token, when the model ``falls_back`` to bytes
+    (:func:`falls_back_to_bytes`) and its decoder turns them into bytes (``ByteFallback``);
+    else empty."""
+    if backend.decoder is None or not falls_back:
         return {}
     if "ByteFallback" not in json.dumps(json.loads(backend.decoder.__getstate__())):
         return {}
@@ -52,11 +53,12 @@ def byte_fallback_ids(backend: tokenizers.Tokenizer) -> dict[int, int]:
 
 
 class ExactDecoder:
-    """Decodes ids to bytes with ``backend``'s decoder (see the module docstring)."""
+    """Decodes ids to bytes with ``backend``'s decoder (see the module docstring); its model
+    ``falls_back`` to bytes or not (:func:`falls_back_to_bytes`)."""
 
-    def __init__(self, backend: tokenizers.Tokenizer) -> None:
+    def __init__(self, backend: tokenizers.Tokenizer, falls_back: bool) -> None:
         self._backend = backend
-        byte_of = byte_fallback_ids(backend)
+        byte_of = byte_fallback_ids(backend, falls_back)
         self.byte_ids = byte_of  # id -> byte of each byte-fallback token
         # id -> byte (-1: not a byte token), for finding runs with NumPy.
         size = max(byte_of, default=-1) + 1

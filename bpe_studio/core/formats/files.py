@@ -68,6 +68,7 @@ DEFAULT_NAME = "tokenizer"
 GPT2_FILE_NAMES = (("vocab.json", "merges.txt"), ("gpt2_vocab.json", "gpt2_merges.txt"))
 TIKTOKEN_SUFFIXES = (".tiktoken", ".tiktoken.gz")
 _VOCAB_SUFFIX = "vocab.json"
+_MERGES_SUFFIX = "merges.txt"
 # A model's files that hold settings, not a tokenizer (beside tokenizer.json on the Hub).
 _SETTINGS_FILES = (
     "tokenizer_config.json",
@@ -111,7 +112,7 @@ def _gpt2_pairs(folder: Path) -> list[tuple[Path, Path]]:
 def _merges_beside(vocab_path: Path) -> Path:
     """The merges file that goes with a GPT-2 vocabulary file: ``X_vocab.json`` ->
     ``X_merges.txt`` (``vocab.json`` -> ``merges.txt``)."""
-    return vocab_path.with_name(vocab_path.name[: -len(_VOCAB_SUFFIX)] + "merges.txt")
+    return vocab_path.with_name(vocab_path.name[: -len(_VOCAB_SUFFIX)] + _MERGES_SUFFIX)
 
 
 def is_gpt2_vocabulary(path: Path) -> bool:
@@ -176,9 +177,9 @@ def _load_file(path: Path, pattern: str | None, extra: Sequence[str]) -> Tokeniz
         return read_tiktoken(path, None if sidecar_beside(path) else pattern)
     if lower.endswith(".json"):
         return _read_hf_file(path)
-    if lower.endswith("merges.txt"):
+    if lower.endswith(_MERGES_SUFFIX):
         # Half of GPT-2's files: the merges name tokens only the vocabulary numbers.
-        vocab = path.with_name(path.name[: -len("merges.txt")] + "vocab.json")
+        vocab = path.with_name(path.name[: -len(_MERGES_SUFFIX)] + _VOCAB_SUFFIX)
         if vocab.is_file():
             raise ValueError(
                 f"{path}: the merges of GPT-2's files: name the vocabulary beside it, "
@@ -327,7 +328,7 @@ def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> Tok
     found = tokenizers_in(folder)
     if not found:
         # A vocabulary whose merges file is missing is half a tokenizer: name the half.
-        for vocab, merges in (("vocab.json", "merges.txt"), ("gpt2_vocab.json", "gpt2_merges.txt")):
+        for vocab, merges in GPT2_FILE_NAMES:
             if (folder / vocab).is_file():
                 raise ValueError(
                     f"{folder}: holds {vocab} but not {merges}, the merges file it needs beside it"
@@ -530,7 +531,7 @@ def load_data(
                 else _load_file(path, pattern, extra)
             )
         except ValueError as error:
-            if model is None or isinstance(error, ForeignTokenizerFile):
+            if model is None:
                 raise
             raise said_of_model(model, error) from None
     _check_pattern_agrees(data, pattern, name, path)
