@@ -215,3 +215,32 @@ def test_the_rank_plots_title_follows_the_scheme_with_a_loaded_tokenizer(qtbot, 
         qtbot.wait(20)
         assert "vs rank" in chart.decay_plot.titleLabel.item.toPlainText()
         assert title_colour() == QColor(theme.colours().plot_text).name(), scheme
+
+
+def test_labels_read_after_switching_scheme_with_a_token_shown(qtbot, app_style, window):
+    """A keyboard audit: with a token picked, View > Appearance > Dark left the grey "id 9 ·
+    1 byte" beside "Why this token"'s heading in the light scheme's grey (2.19:1 on the dark
+    panel), and Step-through's grey hint too, until another token was picked. Both schemes,
+    both ways, with the token still to come at the timeline's step (its heading in the
+    "later" grey) and after."""
+    window.resize(1600, 1000)
+    train_in_window(qtbot, window, DEMO_CORPUS, 1_500)
+    why, steps = window.inspector.why, window.inspector.step_through
+    window.timeline.select_step(700)
+    window.hub.select_token(1_000)  # made by a merge after step 700: "not learned yet"
+    qtbot.waitUntil(lambda: not why.busy and why.explanation is not None, timeout=30_000)
+    assert "not learned yet" in why.heading.text()
+    for scheme in (theme.DARK, theme.LIGHT, theme.DARK):
+        app_style(scheme)
+        qtbot.wait(50)
+        window.inspector.setCurrentWidget(why)
+        qtbot.wait(50)
+        assert illegible(window) == [], scheme
+        c = theme.colours()
+        heading = {colour.name() for colour, _ in text_colours(why.heading)}
+        assert {QColor(c.later).name(), QColor(c.muted).name()} <= heading, scheme
+        window.inspector.setCurrentWidget(steps)
+        qtbot.wait(50)
+        assert illegible(window) == [], scheme
+        message = {colour.name() for colour, _ in text_colours(steps.message)}
+        assert QColor(c.muted).name() in message, scheme

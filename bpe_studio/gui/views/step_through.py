@@ -16,6 +16,7 @@ pre-tokenization rules (``core.explain.encode_steps.pretokens``), drawing a step
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -164,6 +165,7 @@ class StepThroughPanel(QWidget):
         self.strip_scroll.setWidgetResizable(True)
         self.strip_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.strip_scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self._nothing: str | None = None  # the muted hint the message shows, if any
         themed(self, StepThroughPanel._restyle)
         # One row of chips whole (more rows scroll): the panel shares a small screen.
         frame = 2 * self.strip_scroll.frameWidth()
@@ -233,14 +235,16 @@ class StepThroughPanel(QWidget):
         hub.reset.connect(self._on_state_changed)
         self._show_nothing("Type a word above, or click into the editor's text.")
 
-    # ------------------------------------------------------------ inputs
-    @Slot(str)
     def _restyle(self) -> None:
         """The strip's background in the scheme's colours (the chips read theirs as they
-        paint)."""
+        paint), and a hint shown in the muted grey written again in the new one."""
         background = colours().plot_background
         self.strip_scroll.setStyleSheet(f"QScrollArea {{ background: {background}; }}")
         self.strip.setStyleSheet(f"background: {background};")
+        if self._nothing is not None:
+            self._show_message(self._nothing)
+
+    # ------------------------------------------------------------ inputs
 
     def show_piece(self, piece: str) -> None:
         """Replay the piece under the editor cursor (a pre-token, or a special or added
@@ -387,6 +391,7 @@ class StepThroughPanel(QWidget):
         self.counter.setText(f"Step {index + 1}/{len(w.steps)}")
         self.back_button.setEnabled(index > 0)
         self.forward_button.setEnabled(index < self.last)
+        self._nothing = None
         self.message.setText(self._describe(w, index))
         if step.chosen is not None:
             self._scroll_to_pair(step.chosen)
@@ -521,9 +526,17 @@ class StepThroughPanel(QWidget):
         self.strip.set_step(None, None, {}, frozenset())
         self.merges_list.clear()
         self.counter.setText("")
-        self.message.setText(f"<span style='color:{colours().muted}'>{message}</span>")
+        self._show_message(message)
         for widget in (self.back_button, self.forward_button, self.play_button, self.slider):
             widget.setEnabled(False)
+
+    def _show_message(self, message: str) -> None:
+        """``message`` (plain text) in the scheme's muted grey; kept until a walkthrough shows,
+        so that a change of scheme writes it again in the new grey."""
+        self._nothing = message
+        self.message.setText(
+            f"<span style='color:{colours().muted}'>{html.escape(message, quote=False)}</span>"
+        )
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:

@@ -54,7 +54,7 @@ from ..responsiveness.debounce import single_shot
 from .common import configure_table, counted, monospace_font, points, steady_label
 from .layouts import column, vertical_split
 from .merge_tree import MergeTreeView, count_text, is_later, short
-from .theme import colours, muted
+from .theme import colours, muted, themed
 
 HEADING_CHARS = 24  # of a token in the heading (the tree's tooltips have all of it)
 TRAINING_REFRESH_MS = 1000  # a live run's new merges reach the panel at most this often
@@ -263,6 +263,14 @@ class WhyTokenPanel(QWidget):
         hub.tokenizer_changed.connect(self.refresh)
         hub.merges_added.connect(self._on_merges_added)
         hub.step_changed.connect(self._on_step)
+        themed(self, WhyTokenPanel._restyle)
+
+    def _restyle(self) -> None:
+        """The heading's greys are written into its text: written again in the new scheme's
+        (they stayed the old one's, 2.2:1 on the new panel, until another token was picked)."""
+        exp = self.explanation
+        if exp is not None and exp.tree is not None:
+            self._show_heading(exp.tree)
 
     # ------------------------------------------------------------ inputs
     def set_occurrence_counter(self, count: Callable[[int], int | None] | None) -> None:
