@@ -255,6 +255,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
                     stop=p.stop_button,
                     replay=self.timeline.replay_button,
                 ),
+                step_keys=self.timeline.step_keys(),
             ),
         )
         # After the timeline's own slots (connected first), which name the button.

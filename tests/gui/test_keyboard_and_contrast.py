@@ -254,7 +254,7 @@ def test_the_run_has_a_menu_and_keys(qtbot, window):
         for a in menus.run_menu.actions()
         if not a.isSeparator()
     }
-    assert set(entries) == {"Train", "Pause or resume", "Stop", "Replay"}
+    assert set(entries) == {"Train", "Pause or resume", "Stop", "Replay", "Timeline"}
     keys = {text: a.shortcut().toString() for text, a in entries.items()}
     assert keys["Train"] == "F5" and keys["Pause or resume"] == "F6"
     assert keys["Stop"] == "Shift+F5"

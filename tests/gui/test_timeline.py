@@ -141,6 +141,36 @@ def test_the_timeline_keys_act_from_every_tab_and_type_nothing(qtbot, trained_wi
     assert entry.text() == "&Replay\tAlt+P" and bar.replay_button.text() == "Replay"
 
 
+def test_the_run_menu_lists_the_timeline_keys_and_moves_the_step(qtbot, trained_window_and_result):
+    """A keyboard audit: Alt+Left/Right, Alt+Shift+Left/Right and Alt+L were only in Help's
+    list. Run > Timeline names each with its keys, moves the step as the keys do, and an entry
+    is off where its button is (back at step 0, forward at the newest merge); the keys still
+    work (listed, not taken twice: Qt drops a key two owners claim)."""
+    window, result = trained_window_and_result
+    n, state, bar = len(result.merges), window.state, window.timeline
+    menu = window.menus.timeline_menu
+    entries = {a.text().split("\t")[1]: a for a in menu.actions()}
+    assert list(entries) == ["Alt+Left", "Alt+Right", "Alt+Shift+Left", "Alt+Shift+Right", "Alt+L"]
+    assert entries["Alt+Left"].text() == "One merge back\tAlt+Left"
+    assert entries["Alt+L"].text() == "Follow the newest merge (Live)\tAlt+L"
+    assert all(not a.shortcut().toString() for a in entries.values())
+    assert entries["Alt+Left"].isEnabled() and not entries["Alt+Right"].isEnabled()
+    entries["Alt+Shift+Left"].trigger()
+    assert state.step == n - 100 and not state.live
+    entries["Alt+Left"].trigger()
+    assert state.step == n - 101 and entries["Alt+Right"].isEnabled()
+    entries["Alt+Shift+Right"].trigger()
+    assert state.step == n - 1
+    entries["Alt+Right"].trigger()
+    assert state.step == n and not entries["Alt+Shift+Right"].isEnabled()
+    bar.select_step(0)
+    assert not entries["Alt+Left"].isEnabled() and not entries["Alt+Shift+Left"].isEnabled()
+    entries["Alt+L"].trigger()
+    assert state.live and state.step == n
+    qtbot.keyClick(window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    assert state.step == n - 1  # the key itself still answers
+
+
 def test_replay_reaches_the_end_through_every_frame(qtbot, trained_window_and_result):
     window, result = trained_window_and_result
     bar, state = window.timeline, window.state

@@ -6,7 +6,8 @@ Open corpus by glob or URL…, Open held-out text…, Load tokenizer… (Ctrl+L)
 …") and Save tokenizer as (each format),
 Quit (Ctrl+Q, which asks before losing an unsaved run, as closing does). View: each tab
 (Ctrl+1, Ctrl+2, …) and the colour scheme (System, Light, Dark). Run: Train (F5), Pause or
-resume (F6), Stop (Shift+F5), Replay (Alt+P, the timeline's). Help: Keyboard shortcuts (F1)
+resume (F6), Stop (Shift+F5), Replay (Alt+P, the timeline's) and Timeline (the timeline's keys
+that move the step: Alt+Left/Right, Alt+Shift+Left/Right, Alt+L). Help: Keyboard shortcuts (F1)
 and About. An entry that does what a button of the panel does is enabled exactly when that
 button is (:func:`mirror_enabled`), so a shortcut never does what the button would refuse.
 What it leaves out: what the entries do (the window hands :class:`MenuHandlers` in) and the
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import QAbstractButton, QMainWindow, QMenu, QTabWidget, Q
 
 from .common import app_settings
 from .theme import DARK, LIGHT, SYSTEM, notifier
+from .timeline import TIMELINE, StepKey
 
 SAVE_FORMAT_KEY = "save/format"
 SCHEME_LABELS = ((SYSTEM, "Follow the system"), (LIGHT, "Light"), (DARK, "Dark"))
@@ -59,6 +61,7 @@ class MenuHandlers:
     load_button: QWidget
     save_button: QWidget
     run_buttons: RunButtons
+    step_keys: Sequence[StepKey]
 
 
 class _EnabledMirror(QObject):
@@ -168,6 +171,14 @@ class AppMenus(QObject):
         # pauses (a real-display audit: "Replay" paused it). Named again as the menu opens
         # and as the replay starts or ends (``name_replay_entry``), the menu open or not.
         run.aboutToShow.connect(self.name_replay_entry)
+        # The timeline's keys, listed where people look for them (a keyboard audit found them
+        # only in Help's list); shown, not taken twice, as Alt+P above.
+        moves = self.timeline_menu = run.addMenu("T&imeline")
+        for key in h.step_keys:
+            what = key.what.removeprefix(TIMELINE)
+            keys = key.keys.split("; ")[0]
+            entry = self._add(moves, f"{what[:1].upper()}{what[1:]}\t{keys}", key.slot)
+            mirror_enabled(entry, key.button)
 
         help_menu = self.help_menu = bar.addMenu("&Help")
         shortcuts = self._add(help_menu, "&Keyboard shortcuts", h.shortcuts, "F1")

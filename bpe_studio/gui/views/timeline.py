@@ -12,6 +12,9 @@ What it leaves out: the replay's clock (``replay``), and what a step means to ea
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -32,6 +35,19 @@ from .common import steady_label, title_label
 from .layouts import column
 
 BIG_STEP = 100  # Alt+Shift+Left/Right, and the slider's page step
+TIMELINE = "Timeline: "  # how Help's list names the keys that move the step
+
+
+@dataclass(frozen=True)
+class StepKey:
+    """A window-wide key that moves the step: its keys ("; " between alternatives), what it
+    does (as Help's list says it), what it calls, and the button enabled exactly when it can
+    act (the Run menu's entry follows it)."""
+
+    keys: str
+    what: str
+    slot: Callable[[], object]
+    button: QWidget
 
 
 def describe_step(k: int, n: int, row: object | None) -> str:
@@ -127,41 +143,57 @@ class TimelineBar(QWidget):
         hub.replay_changed.connect(self._show_replay)
         self.refresh()
 
+    def step_keys(self) -> list[StepKey]:
+        """The keys that move the step, in the order Help and the Run menu list them."""
+        back, forward = self.back_button, self.forward_button
+        return [
+            StepKey(
+                "Alt+Left",
+                f"{TIMELINE}one merge back",
+                lambda: self._user_step(self.hub.state.step - 1),
+                back,
+            ),
+            StepKey(
+                "Alt+Right",
+                f"{TIMELINE}one merge forward",
+                lambda: self._user_step(self.hub.state.step + 1),
+                forward,
+            ),
+            # Alt+Page Up/Down too: window managers of the openbox family take Alt+Shift+arrows
+            # (to move the window to another desktop), so the app never sees them there.
+            StepKey(
+                "Alt+Shift+Left; Alt+PgUp",
+                f"{TIMELINE}{BIG_STEP} merges back",
+                lambda: self._user_step(self.hub.state.step - BIG_STEP),
+                back,
+            ),
+            StepKey(
+                "Alt+Shift+Right; Alt+PgDown",
+                f"{TIMELINE}{BIG_STEP} merges forward",
+                lambda: self._user_step(self.hub.state.step + BIG_STEP),
+                forward,
+            ),
+            StepKey(
+                "Alt+L",
+                f"{TIMELINE}follow the newest merge (Live)",
+                self._go_live,
+                self.live_button,
+            ),
+        ]
+
     def add_keys(self, window: QWidget) -> None:
         """The timeline's keys, on ``window``: they step and replay from every tab. (Qt turns
         off a shortcut whose widget is hidden, and the timeline is hidden on every tab but
         the first: a real-display audit's Alt+P typed "p" into Compare's text.)"""
-        for keys, slot, what in (
-            (
-                "Alt+Left",
-                lambda: self._user_step(self.hub.state.step - 1),
-                "Timeline: one merge back",
-            ),
-            (
-                "Alt+Right",
-                lambda: self._user_step(self.hub.state.step + 1),
-                "Timeline: one merge forward",
-            ),
-            # Alt+Page Up/Down too: window managers of the openbox family take Alt+Shift+arrows
-            # (to move the window to another desktop), so the app never sees them there.
-            (
-                "Alt+Shift+Left; Alt+PgUp",
-                lambda: self._user_step(self.hub.state.step - BIG_STEP),
-                f"Timeline: {BIG_STEP} merges back",
-            ),
-            (
-                "Alt+Shift+Right; Alt+PgDown",
-                lambda: self._user_step(self.hub.state.step + BIG_STEP),
-                f"Timeline: {BIG_STEP} merges forward",
-            ),
-            ("Alt+L", self._go_live, "Timeline: follow the newest merge (Live)"),
-            ("Alt+P", self.toggle_replay, "Replay the run, or pause the replay"),
-        ):
+        replay = StepKey(
+            "Alt+P", "Replay the run, or pause the replay", self.toggle_replay, self.replay_button
+        )
+        for key in (*self.step_keys(), replay):
             shortcut = QShortcut(window)
-            shortcut.setKeys([QKeySequence(k) for k in keys.split("; ")])
+            shortcut.setKeys([QKeySequence(k) for k in key.keys.split("; ")])
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-            shortcut.setWhatsThis(what)  # listed in Help > Keyboard shortcuts
-            shortcut.activated.connect(slot)
+            shortcut.setWhatsThis(key.what)  # listed in Help > Keyboard shortcuts
+            shortcut.activated.connect(key.slot)
 
     # ------------------------------------------------------------ actions
     def select_step(self, k: int) -> None:
