@@ -80,7 +80,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--demo", action="store_true", help="train on the bundled TinyStories sample right away"
     )
     parser.add_argument("command", nargs="?", choices=["gui"], help="open the app")
-    parser.add_argument("corpus", nargs="?", help="a UTF-8 text file to load")
+    parser.add_argument(
+        "corpus",
+        nargs="?",
+        help="a UTF-8 text file to train on, or a tokenizer file (.json, .tiktoken) to load",
+    )
     return parser.parse_args(argv)
 
 
@@ -180,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.demo:
         start_demo(window)
     elif args.corpus:
-        window.open_corpus(args.corpus)
+        window.open_file(args.corpus)  # as a file dropped on the window opens
     interrupts = close_on_interrupt(window)
     code = app.exec()
     interrupts.stop()

@@ -451,6 +451,14 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def save_tokenizer(self, directory: str | os.PathLike, format: str = "gpt2") -> bool:
         return self.controller.save(directory, format)
 
+    def open_file(self, path: str | os.PathLike) -> bool:
+        """Open ``path`` as dropping it on the window does: a tokenizer by its name (``.json``,
+        a rank file) is loaded, any other file opened as the corpus. (`bpe-studio gui FILE`
+        opened a saved vocab.json as the corpus, ready to train on its JSON.)"""
+        if is_tokenizer_file(Path(path)):
+            return self.load_tokenizer(path)
+        return self.open_corpus(path)
+
     def load_tokenizer(
         self, vocab_path: str | os.PathLike, merges_path: str | os.PathLike | None = None
     ) -> bool:
@@ -552,10 +560,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             return
         path = Path(urls[0].toLocalFile())
         event.acceptProposedAction()
-        if is_tokenizer_file(path):
-            self.load_tokenizer(path)
-        elif len(urls) == 1:
-            self.open_corpus(path)
+        if len(urls) == 1 or is_tokenizer_file(path):
+            self.open_file(path)
         else:  # several files dropped together are one corpus
             self.open_corpus([u.toLocalFile() for u in urls if u.isLocalFile()])
 

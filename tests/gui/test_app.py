@@ -11,7 +11,7 @@ import sys
 import textwrap
 
 import pytest
-from gui_helpers import EOT, ROOT
+from gui_helpers import EOT, FIXTURES, ROOT
 
 from bpe_studio.core import train_bpe
 from bpe_studio.gui.app import DEMO_CORPUS, EXIT_FAULTY_QT, ICON, RESOURCES, has_display
@@ -25,16 +25,18 @@ PROBE = textwrap.dedent("""
     from PySide6.QtWidgets import QApplication
     from bpe_studio.gui.app import main
     app = QApplication([])
-    wait_for_result = {wait}
+    wait_for_result = {wait!r}
 
     def probe():
         win = next(w for w in app.topLevelWidgets() if type(w).__name__ == "MainWindow")
         state = win.state
-        if wait_for_result and state.result is None and win.last_error is None:
+        waiting = state.result is None if wait_for_result == "run" else win.controller.busy
+        if wait_for_result and waiting and win.last_error is None:
             QTimer.singleShot(50, probe)
             return
         print(json.dumps({{
             "corpus": str(state.corpus) if state.corpus else None,
+            "loaded": str(state.loaded.vocab_file) if state.loaded else None,
             "merges": win.merge_list.model.rowCount(),
             "vocab": win.vocab_table.model.rowCount(),
             "error": win.last_error,
@@ -49,7 +51,7 @@ PROBE = textwrap.dedent("""
 """)
 
 
-def _run(argv: list[str], wait: bool, env_update: dict[str, str] | None = None):
+def _run(argv: list[str], wait: str | bool, env_update: dict[str, str] | None = None):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     env.update(env_update or {})
     code = PROBE.format(argv=argv, wait=wait)
@@ -62,13 +64,23 @@ def _run(argv: list[str], wait: bool, env_update: dict[str, str] | None = None):
 
 
 def test_demo_trains_the_bundled_corpus():
-    seen = _run(["--demo"], wait=True)
+    seen = _run(["--demo"], wait="run")
     merges = train_bpe(DEMO_CORPUS, 10_000, [EOT])[1]
     assert seen["error"] is None
     assert seen["corpus"] == str(DEMO_CORPUS.resolve())
     assert seen["merges"] == len(merges)
     assert seen["vocab"] == 256 + 1 + len(merges)
     assert {16, 32, 64, 256} <= set(seen["icon_sizes"])
+
+
+def test_gui_with_a_tokenizer_file_loads_it_as_a_drop_does(tmp_path):
+    """A session audit: `bpe-studio gui DIR/vocab.json` opened a saved tokenizer as the
+    corpus ("Ready to train on vocab.json"), where dropping it on the window loads it."""
+    vocab = FIXTURES / "gpt2_vocab.json"
+    seen = _run(["gui", str(vocab)], wait="load")
+    assert seen["error"] is None
+    assert seen["corpus"] is None and seen["loaded"] == str(vocab)
+    assert seen["merges"] == 50_000 and seen["vocab"] == 50_257
 
 
 def test_gui_with_a_corpus_loads_it(tmp_path):

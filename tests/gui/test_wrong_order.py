@@ -235,3 +235,39 @@ def test_what_tiktoken_files_lose_of_a_loaded_file_is_asked_about(qtbot, window,
     saved = Tokenizer.load(tmp_path / "tt" / "tokenizer.tiktoken")
     plain = oracle.encode("Hi", add_special_tokens=False).ids
     assert saved.encode("Hi", add_special_tokens=True) == plain  # what the question said
+
+
+def test_saving_beside_another_tokenizer_asks_first(qtbot, window, tmp_path):
+    """A session audit: run A saved as tokenizer.json, run B then saved as GPT-2 files and as
+    tiktoken files into the same folder, with no question: the folder then held three
+    tokenizers, and `encode --tokenizer DIR` and Tokenizer.load refused it as ambiguous.
+    Saving beside another tokenizer now asks, naming it; No writes nothing; files of the
+    same format are the "Replace files?" question's, not this one's."""
+    from bpe_studio.core.formats.files import tokenizers_in
+
+    paused_in_window(qtbot, window, CORPUS, 300, after=10, workers=1)
+    window.stop_training()
+    qtbot.waitUntil(lambda: window.state.phase is Phase.STOPPED, timeout=30_000)
+    folder = tmp_path / "run"
+    asked: list[tuple[str, str]] = []
+
+    def answer(yes: bool):
+        return lambda title, question: asked.append((title, question)) or yes
+
+    window.controller.confirm = answer(True)
+    assert window.save_tokenizer(folder, "hf") and asked == []
+    window.controller.confirm = answer(False)
+    assert not window.save_tokenizer(folder, "gpt2")
+    ((title, question),) = asked
+    assert title == "Save beside another tokenizer?"
+    assert "(tokenizer.json)" in question and str(folder) in question
+    assert sorted(p.name for p in folder.iterdir()) == ["tokenizer.json"]
+    asked.clear()
+    window.controller.confirm = answer(True)
+    assert window.save_tokenizer(folder, "gpt2")
+    assert [t for t, _ in asked] == ["Save beside another tokenizer?"]
+    assert sorted(p.name for p in tokenizers_in(folder)) == ["tokenizer.json", "vocab.json"]
+    asked.clear()
+    window.controller.confirm = answer(False)
+    assert not window.save_tokenizer(folder, "gpt2")  # the same format: replacing is asked
+    assert [t for t, _ in asked] == ["Replace files?"]

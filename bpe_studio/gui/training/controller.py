@@ -32,7 +32,13 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ...core.corpus.sources import check_corpus_path, is_glob_or_url
 from ...core.formats.base.data import TokenizerData
-from ...core.formats.files import DEFAULT_NAME, LossyFormatWarning, save_data, save_losses
+from ...core.formats.files import (
+    DEFAULT_NAME,
+    LossyFormatWarning,
+    save_data,
+    save_losses,
+    tokenizers_in,
+)
 from ...core.formats.tiktoken import sidecar_name
 from ...core.io.atomic import output_folder
 from ...core.io.worker_memory import give_back_freed_memory
@@ -373,6 +379,17 @@ class Controller(QObject):
             f"{'it' if len(existing) == 1 else 'them'}?",
         ):
             return False
+        # Another tokenizer left beside this one makes the folder ambiguous: loading it (the
+        # app, `bpe-studio --tokenizer DIR`, Tokenizer.load) then asks for a file by name.
+        replaced = set(SAVED_FILES[format])
+        others = [p.name for p in _tokenizers_in(target) if p.name not in replaced]
+        if others and not self.confirm(
+            "Save beside another tokenizer?",
+            f"{target} already holds another tokenizer ({', '.join(others)}).\n\nWith two "
+            "in it, the folder no longer loads as one tokenizer: each must be loaded by its "
+            f"file's name. Save {SAVED_FILES[format][0]} beside it anyway?",
+        ):
+            return False
         try:
             # A save that fails takes the folders it made with it; one the user had stays.
             with output_folder(target), warnings.catch_warnings():
@@ -504,3 +521,12 @@ class Controller(QObject):
         if self.session is not None:
             self.session.shutdown(wait_for_compile=wait_for_compile)
         self.loader.shutdown()
+
+
+def _tokenizers_in(folder: Path) -> list[Path]:
+    """The tokenizers already in ``folder`` (none where it is no folder or cannot be read:
+    the save itself then says why it fails)."""
+    try:
+        return tokenizers_in(folder) if folder.is_dir() else []
+    except OSError:
+        return []
