@@ -22,6 +22,7 @@ import numpy as np
 from ..core import Tokenizer
 from ..core.encode.decoding import ByteTable
 from ..core.encode.foreign import AnyTokenizer
+from ..core.train.vocab import missing_id
 from .inputs import STDIN, input_name
 from .output import CliError
 
@@ -153,7 +154,7 @@ class DecodedBlocks:
         self.progress: Callable[[int], None] | None = None
         self._whole: bytes | None = None
         if not isinstance(tok, Tokenizer):
-            self._whole = self._decode(ids.block(0, len(ids)))
+            self._whole = self._decode(ids.block(0, len(ids)), 0)
             self.total = len(self._whole)
             return
         # The table decode_bytes gathers from: it also knows each token's length.
@@ -163,15 +164,26 @@ class DecodedBlocks:
             block = ids.block(start, start + DECODE_BLOCK)
             length = self._table.length(block.astype(np.int64))
             if length is None:
-                self._decode(block)  # raises, naming the ids the vocabulary has
+                self._decode(block, start)  # raises, naming the ids the vocabulary has
                 raise CliError(f"{ids.name}: holds ids the tokenizer does not have")
             self.total += length
 
-    def _decode(self, ids: np.ndarray) -> bytes:
+    def _decode(self, ids: np.ndarray, start: int) -> bytes:
+        """The bytes of ``ids``, the file's from position ``start`` on; an unknown id is
+        refused naming where the file holds it (in 243M ids its value alone left it to be
+        searched for)."""
         try:
             return self._tok.decode_bytes(ids)
         except ValueError as e:
-            raise CliError(f"{self._ids.name}: {e}") from None
+            vocab = self._tok.vocab
+            at = next((k for k, i in enumerate(ids.tolist()) if i not in vocab), None)
+            if at is None:
+                raise CliError(f"{self._ids.name}: {e}") from None
+            bad, n = int(ids[at]), len(self._ids)
+            raise CliError(
+                f"{self._ids.name}: unknown token id {bad} (item {start + at + 1:,} of {n:,}): "
+                f"{missing_id(bad, vocab)}"
+            ) from None
 
     def read(self, size: int = -1) -> bytes:
         """The next block's bytes (``size`` is not looked at: a block is what is decoded)."""

@@ -70,6 +70,10 @@ def test_an_unknown_id_in_the_last_block_writes_nothing(tmp_path, big_ids, capsy
     captured = capsys.readouterr()
     assert captured.out == "" and not out.exists()
     assert "ids.npy" in captured.err and "60000" in captured.err
+    # Where the file holds it (the last id, in the last of several blocks): its value alone
+    # left it to be searched for among millions.
+    n = len(ids)
+    assert f"unknown token id 60000 (item {n:,} of {n:,}): it is out of range" in captured.err
     assert [p.name for p in tmp_path.iterdir()] == ["ids.npy"]  # no temporary file left
 
 
@@ -174,3 +178,14 @@ def test_decoding_shows_its_progress_as_the_blocks_go(tmp_path, big_ids, monkeyp
     assert len(seen) >= 8 and seen == sorted(seen) and seen[-1] == size  # one a block
     bar = [line for line in capsys.readouterr().err.splitlines() if line.startswith("decoding")]
     assert bar and "100.0%" in bar[-1]
+
+
+def test_an_unknown_id_of_a_foreign_tokenizer_is_named_with_its_place(tmp_path, capsys):
+    """The same for a tokenizer decoded whole (not byte-level): a WordPiece file."""
+    from foreign_files import wordpiece
+
+    path = wordpiece(tmp_path / "wp")
+    ids = tmp_path / "ids.npy"
+    np.save(ids, np.array([5, 6, 10**6, 7], dtype=np.int64))
+    assert main(["decode", str(ids), "--tokenizer", str(path), "--out", "-"]) == 1
+    assert "unknown token id 1000000 (item 3 of 4): it is out of range" in capsys.readouterr().err
