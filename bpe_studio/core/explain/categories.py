@@ -19,9 +19,10 @@ What it does: :func:`classify` gives each token (its bytes) one of :data:`CATEGO
   bytes, and ``<0x41>`` stands for the same byte as ``A``); the vocabulary table marks those
   entries (``vocabulary.token_table``).
 
-One space before anything but more whitespace is left out of the category and raises the
-token's leading-space flag instead: " the" is ``Latin`` with a leading space, "  " is
-``whitespace``. A ``partial`` token has the flag when its first byte is a space.
+A token's first space, when what follows it is not whitespace only, is left out of the
+category and raises the token's leading-space flag instead: " the" is ``Latin`` with a
+leading space, "  the" ``mixed`` with one (the space and the rest are whitespace and letters),
+"  " ``whitespace`` without. A ``partial`` token has the flag when its first byte is a space.
 What it leaves out: which tokens a vocabulary holds (``vocabulary``).
 """
 

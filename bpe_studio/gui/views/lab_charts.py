@@ -52,6 +52,7 @@ TAIL_SHARE = 0.999  # of the tokens the byte-length view shows at least
 WIDE_TAIL_SHARE = 0.99
 TITLE_POINTS = 10.0
 TAIL_ALPHA = 48  # the never-used band: its colour (the "only B" one) this opaque
+TAIL_LABEL_MARGIN = 6  # px kept clear on each side of the band's label inside it
 BAR_PIXELS = 15  # the least height a labelled bar needs
 MORE = "more categories"
 # What the usage and overlap charts say until a corpus, a second tokenizer, is chosen.
@@ -464,30 +465,48 @@ class LabCharts(QWidget):
         top = max(top, 1.0)
         if self.drawn_tail is not None:
             self._tail.setRegion((used + 0.5, ordinary + 0.5))
-            share = 100 * (ordinary - used) / ordinary
-            # Inside a wide band; else to the left of a narrow one, pointing at it.
-            if ordinary - used > ordinary / 2:
-                self._tail_label.setAnchor((0.5, 0.0))
-                self._tail_label.setText(f"never used: {ordinary - used:,} ({share:.1f}%)")
-                self._tail_label.setPos((used + ordinary) / 2, top)
-            else:
-                self._tail_label.setAnchor((1.0, 0.0))
-                self._tail_label.setText(f"never used: {ordinary - used:,} ({share:.1f}%) →")
-                self._tail_label.setPos(used, top)
-        else:
-            self._tail_label.setText("")
         self._title(plot, f"{heading}: {used:,} of {ordinary:,} used")
         plot.setXRange(0, ordinary + 0.5, padding=0.01)
         self._usage_range = (0.0, top)
         plot.setYRange(0.0, top, padding=0.04)
+        self._place_tail_label()
         plot.getAxis("bottom").setTicks([linear_ticks(0, ordinary)])
         self._space_usage_ticks()
         self._usage_note.setText("")
+
+    def _place_tail_label(self) -> None:
+        """The never-used band's label: inside the band where it fits on one line or two;
+        else left of it, pointing at it (a narrow band: the curve is low there). (Placed by
+        the band's share alone, a band of 40-50% put it left, across the curve's start and
+        the axis.)"""
+        label, tail = self._tail_label, self.drawn_tail
+        if tail is None:
+            label.setText("")
+            return
+        used, ordinary = tail
+        top = self._usage_range[1]
+        count, share = f"{ordinary - used:,}", f"{100 * (ordinary - used) / ordinary:.1f}%"
+        vb = self.usage_plot.vb
+        span = vb.viewRect().width()
+        per_rank = vb.width() / span if span > 0 else 0.0
+        room = (ordinary - used) * per_rank - 2 * TAIL_LABEL_MARGIN
+        metrics = QFontMetrics(label.textItem.font())
+        for text in (f"never used: {count} ({share})", f"never used:\n{count} ({share})"):
+            wide = max(metrics.horizontalAdvance(line) for line in text.split("\n"))
+            if wide <= room:
+                label.setAnchor((0.5, 0.0))
+                label.setText(text)
+                label.setPos((used + ordinary + 1) / 2, top)
+                return
+        label.setAnchor((1.0, 0.0))
+        label.setText(f"never used: {count} ({share}) →")
+        label.setPos(used, top)
 
     @Slot()
     def _space_usage_ticks(self, *args: object) -> None:
         if not self.widgets:
             return
+        self._place_tail_label()
         low, high = self._usage_range
         height = self.usage_plot.vb.height()
         per_unit = height / ((high - low) * 1.08) if height > 0 and high > low else 1e9
