@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.text.display import plural
+from ...core.text.display import plural, readable_cut
 from .kept_settings import AppSettings
 
 # "1 token", "2,048 tokens": the command line's helper, under the name the views use.
@@ -231,6 +231,17 @@ def steady_label(label: QLabel, longest: str = "", *, wrap: bool = False) -> Ste
 
 
 PART = " · "  # between the parts of a status or summary line
+
+# The most of a token's bytes a cell, label or tooltip shows; a longer token shows its start
+# and end around "…". (A run on 4 MB of one letter made a 4 MB token: the merge table and the
+# timeline laid its text out on every paint, 14 s a frame, and held the trainer meanwhile.)
+# Longer than any token of the published tokenizers, whose tokens are shown whole.
+CELL_BYTES = 256
+
+
+def token_text(token: bytes, most: int = CELL_BYTES) -> str:
+    """``token`` readable (``readable_token``), its middle left out past ``most`` bytes."""
+    return readable_cut(token, most)
 
 
 def cut_between_parts(text: str, metrics: QFontMetrics, room: int) -> str:

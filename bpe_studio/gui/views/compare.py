@@ -47,7 +47,6 @@ from ...core.encode.token_spans import span_cuts
 from ...core.explain.report import diff_cuts
 from ...core.explain.span_arrays import SpanArrays, compute_spans
 from ...core.pretokenization.pretokenizer import UncoveredText
-from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
 from ..responsiveness.debounce import single_shot
@@ -58,6 +57,7 @@ from .common import (
     monospace_font,
     steady_label,
     title_label,
+    token_text,
 )
 from .kept_text_edit import KeptTextEdit
 from .lazy_page import LazyPage
@@ -440,7 +440,7 @@ class ComparePane(QPlainTextEdit):
         parts = []
         for k in spans.covering(char):
             tid = int(spans.ids[k])
-            shown = html.escape(readable_token(vocab.get(tid, b"")))
+            shown = html.escape(token_text(vocab.get(tid, b"")))
             parts.append(f"<b>id {tid:,}</b> &nbsp;<code>{shown}</code>")
         if not parts:
             return None

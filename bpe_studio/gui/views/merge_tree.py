@@ -44,8 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.explain.merge_tree import MergeNode
-from ...core.text.display import readable_token
-from .common import monospace_font, points
+from .common import monospace_font, points, token_text
 from .theme import Colours, colours, themed
 
 MAX_NODES = 1500  # nodes drawn for one tree; deeper ones are folded
@@ -159,7 +158,7 @@ def _fonts() -> tuple[QFont, QFont]:
 
 
 def node_lines(node: MergeNode, kind: str, count: int | None) -> list[str]:
-    token = short(readable_token(node.token)) or "∅"
+    token = short(token_text(node.token)) or "∅"
     if node.rank is None:
         if kind == "special":
             return [token, f"id {node.id:,} · special"]
@@ -176,13 +175,13 @@ def node_tooltip(node: MergeNode, count: int | None, later: bool = False) -> str
     """Its bytes and, for a merged token, its merge; ``later``: that merge comes at or after
     the timeline's step (the token is not made yet there)."""
     hexes = " ".join(f"{b:02x}" for b in node.token[:32]) + (" …" if len(node.token) > 32 else "")
-    head = f"{readable_token(node.token)}\nid {node.id:,} · {len(node.token)} bytes: {hexes}"
+    head = f"{token_text(node.token)}\nid {node.id:,} · {len(node.token):,} bytes: {hexes}"
     if node.rank is None:
         return head
     assert node.left is not None and node.right is not None
     text = (
-        f"{head}\nmerge rank {node.rank:,}: {readable_token(node.left.token)} + "
-        f"{readable_token(node.right.token)}, pair count {count_text(count)} when merged"
+        f"{head}\nmerge rank {node.rank:,}: {token_text(node.left.token)} + "
+        f"{token_text(node.right.token)}, pair count {count_text(count)} when merged"
     )
     if later:
         text += "\nnot learned yet at the timeline's step"

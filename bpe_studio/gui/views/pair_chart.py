@@ -30,12 +30,11 @@ from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core import MergeStep
 from ...core.formats.files import TIKTOKEN_SUFFIXES
-from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.file_names import named_file
 from ..model.state import LoadedTokenizer, Phase
 from ..model.status import compiling_shown, compiling_text
-from .common import monospace_font, not_a_tab_stop, points, title_label
+from .common import monospace_font, not_a_tab_stop, points, title_label, token_text
 from .theme import colours, themed
 
 TOP_K = 20
@@ -80,7 +79,7 @@ def _accent(text: str) -> str:
 
 def pair_label(left: bytes, right: bytes) -> str:
     def cut(token: bytes) -> str:
-        text = readable_token(token)
+        text = token_text(token)
         return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
 
     return f"{cut(left)} + {cut(right)}"

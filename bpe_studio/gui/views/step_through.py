@@ -46,7 +46,7 @@ from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_recipes import step_recipe
 from ..responsiveness.debounce import single_shot
 from .chips import ChipStrip
-from .common import counted, monospace_font, steady_label
+from .common import counted, monospace_font, steady_label, token_text
 from .layouts import column, vertical_split
 from .theme import colours, muted, themed
 
@@ -492,7 +492,7 @@ class StepThroughPanel(QWidget):
         menu.clear()
         lo, hi = menu_window(len(w.pieces), w.index)
         for i in range(lo, hi):
-            menu.addItem(f"{i + 1}: {readable_token(w.pieces[i].encode('utf-8', 'replace'))}", i)
+            menu.addItem(f"{i + 1}: {token_text(w.pieces[i].encode('utf-8', 'replace'))}", i)
         tip = "The text holds several pre-tokens: pick the one to replay"
         if hi - lo < len(w.pieces):
             # Short: the menu is as wide as its longest line; the label above says the rest.

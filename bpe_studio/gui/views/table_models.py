@@ -39,6 +39,7 @@ from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.state import MergeRow, VocabRow, vocab_rows
 from ..model.vocab_index import COL_REACH, ViewSpec, VocabIndex
+from .common import token_text
 from .theme import Colours, colours
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
@@ -67,7 +68,7 @@ Index = QModelIndex | QPersistentModelIndex
 def token_tooltip(token: bytes) -> str:
     """``readable  (n bytes: xx xx ...)`` for a tooltip."""
     hexes = " ".join(f"{b:02x}" for b in token[:32]) + (" …" if len(token) > 32 else "")
-    return f"{readable_token(token)}   ({len(token)} byte{'s' if len(token) != 1 else ''}: {hexes})"
+    return f"{token_text(token)}   ({len(token):,} byte{'s' if len(token) != 1 else ''}: {hexes})"
 
 
 class _Table(QAbstractTableModel):
@@ -187,7 +188,7 @@ class MergeTableModel(_Table):
                     return -1 if count is None else count
                 return _NO_COUNT if count is None else f"{count:,}"
             # Rendered on demand: only the visible rows are ever formatted.
-            return readable_token((step.left, step.right, step.merged)[col - 1])
+            return token_text((step.left, step.right, step.merged)[col - 1])
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(_RIGHT if col in self.NUMERIC else _LEFT)
         if role == Qt.ItemDataRole.ToolTipRole and col in (1, 2, 3):
@@ -349,7 +350,7 @@ class VocabTableModel(_Table):
             if col == 0:
                 return f"{row.token_id:,}"
             if col == 1:
-                return readable_token(row.token)
+                return token_text(row.token)
             if col == 2:
                 return str(len(row.token))
             if col == 3:

@@ -28,13 +28,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..training.replay import PACES, Pace, Replay
-from .common import steady_label, title_label
+from .common import steady_label, title_label, token_text
 from .layouts import column
 
 BIG_STEP = 100  # Alt+Shift+Left/Right, and the slider's page step
+LABEL_BYTES = 48  # the most of each token's bytes the label shows (a line of its own)
 TIMELINE = "Timeline: "  # how Help's list names the keys that move the step
 
 
@@ -57,9 +57,9 @@ def describe_step(k: int, n: int, row: object | None) -> str:
         return f"{head}: bytes only, no merge applied"
     left, right = getattr(row, "left", b""), getattr(row, "right", b"")
     count = getattr(row, "count", None)
-    made = readable_token(left + right)
+    made = token_text(left + right, LABEL_BYTES)
     # Ranks count from 0, as the merge list, the vocabulary and the merge tree show them.
-    pair = f"{readable_token(left)} + {readable_token(right)} → {made}"
+    pair = f"{token_text(left, LABEL_BYTES)} + {token_text(right, LABEL_BYTES)} → {made}"
     text = f"{head}: last merge, rank {k - 1:,}:  {pair}"
     return text + (f"  ({count:,}×)" if count is not None else "")
 

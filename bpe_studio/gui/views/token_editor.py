@@ -55,7 +55,6 @@ from PySide6.QtWidgets import (
 from ...core import TokenSpan
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.span_arrays import SpanArrays
-from ...core.text.display import readable_token
 from ..jobs.span_service import STEP_DEBOUNCE_MS, SpanResult, SpanService
 from ..model.app_model import AppModel
 from ..model.run_tokenizer import run_tokenizer_at, source_label, training_label
@@ -70,6 +69,7 @@ from .common import (
     monospace_font,
     steady_label,
     title_label,
+    token_text,
 )
 from .editor_legend import EditorLegend
 from .kept_text_edit import KeptTextEdit
@@ -355,7 +355,7 @@ class TokenTextEdit(KeptTextEdit):
             hexes = " ".join(f"{b:02x}" for b in token[:24]) + (" …" if len(token) > 24 else "")
             parts.append(
                 f"<b>id {format_id(tid)}</b> &nbsp;"
-                f"<code>{html.escape(readable_token(token))}</code>"
+                f"<code>{html.escape(token_text(token))}</code>"
                 f"<br>bytes: <code>{hexes}</code> ({len(token)})<br>{origin}"
             )
         return "<hr>".join(parts)

@@ -45,13 +45,19 @@ from PySide6.QtWidgets import (
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.encode.tokenizer import Tokenizer
 from ...core.explain.merge_tree import MergeNode, merge_tree, merges_using
-from ...core.text.display import readable_token
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
 from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_recipes import selection_recipe
 from ..responsiveness.debounce import single_shot
-from .common import configure_table, counted, monospace_font, points, steady_label
+from .common import (
+    configure_table,
+    counted,
+    monospace_font,
+    points,
+    steady_label,
+    token_text,
+)
 from .layouts import column, vertical_split
 from .merge_tree import MergeTreeView, count_text, is_later, short
 from .theme import colours, muted, themed
@@ -165,9 +171,9 @@ class UsesModel(QAbstractTableModel):
             if col == 0:
                 return f"{row.rank:,}"
             if col == 1:
-                return f"{readable_token(row.left)} + {readable_token(row.right)}"
+                return f"{token_text(row.left)} + {token_text(row.right)}"
             if col == 2:
-                return readable_token(row.token)
+                return token_text(row.token)
             if col == 3:
                 return f"{row.new_id:,}"
             return count_text(self.counts[index.row()])
@@ -394,7 +400,7 @@ class WhyTokenPanel(QWidget):
         c = colours()
         step = self._step()
         self._heading_step = step if is_later(root, step) else None
-        token = html.escape(short(readable_token(root.token), HEADING_CHARS))
+        token = html.escape(short(token_text(root.token), HEADING_CHARS))
         # A token not learned yet at the timeline's step: greyed as its vocabulary row is,
         # and said so (the tree and the line below describe a merge still to come).
         colour = f" color:{c.later};" if self._heading_step is not None else ""
@@ -415,8 +421,8 @@ class WhyTokenPanel(QWidget):
             self._detail = self.explanation.unmerged if self.explanation is not None else ""
         else:
             assert root.left is not None and root.right is not None
-            left = html.escape(short(readable_token(root.left.token), HEADING_CHARS // 2))
-            right = html.escape(short(readable_token(root.right.token), HEADING_CHARS // 2))
+            left = html.escape(short(token_text(root.left.token), HEADING_CHARS // 2))
+            right = html.escape(short(token_text(root.right.token), HEADING_CHARS // 2))
             count = count_text(self.count_of(root.rank, root.id))
             # The count is the merge's own, not one at the step shown.
             made = "made" if self._heading_step is None else "to be made"

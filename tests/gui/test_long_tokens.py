@@ -1,0 +1,64 @@
+"""Tokens of hundreds of kilobytes (a corpus of one letter doubles its token each merge): every
+view shows them cut in the middle, never whole. (A training audit: on 4 MB of "x" the merge
+table and the timeline laid out a 4-million-character text on every paint, 14 s a frame, the
+window frozen and the trainer held with it; on 50 MB the app reached merge 30 of 143 in 8
+minutes, where the command line takes a minute.)"""
+
+from __future__ import annotations
+
+from gui_helpers import train_in_window
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QGraphicsItem, QLabel
+
+from bpe_studio.gui.views.common import CELL_BYTES
+from bpe_studio.gui.views.table_models import token_tooltip
+
+# Far above what a cut token shows (its readable start and end, ~CELL_BYTES characters, and a
+# line of hex), far below the 1,048,576 characters of the longest token here.
+MOST = 4 * CELL_BYTES + 400
+RUN = 1 << 20  # bytes of "x": the last merge makes the whole run one token
+
+
+def _cells(model) -> list[str]:
+    texts = []
+    for r in range(model.rowCount()):
+        for c in range(model.columnCount()):
+            index = model.index(r, c, QModelIndex())
+            for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+                value = model.data(index, role)
+                if isinstance(value, str):
+                    texts.append(value)
+    return texts
+
+
+def test_megabyte_tokens_are_shown_cut_in_every_view(qtbot, window, tmp_path):
+    corpus = tmp_path / "x.txt"
+    corpus.write_bytes(b"hello world\n" + b"x" * RUN + b"\n")
+    window.resize(1400, 900)
+    result = train_in_window(qtbot, window, corpus, 300, specials="")
+    assert result is not None and not result.stopped
+    longest = max(len(a + b) for a, b in result.merges)
+    assert longest == RUN  # the run was made of doublings, the last the whole run
+    for model in (window.merge_list.model, window.vocab_table.model):
+        cells = _cells(model)
+        assert cells and max(map(len, cells)) < MOST
+    assert any("…" in t for t in _cells(window.merge_list.model))
+    token = b"x" * longest
+    assert len(token_tooltip(token)) < MOST
+    # The timeline at the step of the longest token's merge names it.
+    rank = next(k for k, (a, b) in enumerate(result.merges) if len(a + b) == longest)
+    window.timeline.select_step(rank + 1)
+    # The longest token explained: the heading, its tree's nodes and their tooltips.
+    token_id = next(i for i, t in result.vocab.items() if t == token)
+    window.hub.select_token(token_id)
+    why = window.inspector.why
+    qtbot.waitUntil(lambda: not why.busy and why.explanation is not None, timeout=30_000)
+    qtbot.wait(50)
+    window.grab()  # every view laid out and painted with these texts
+    for label in window.findChildren(QLabel):
+        assert len(label.text()) < MOST, label.objectName() or label.text()[:80]
+    assert "x…x" in window.timeline.label.text()
+    items: list[QGraphicsItem] = why.tree.scene().items()
+    tooltips = [item.toolTip() for item in items if item.toolTip()]
+    assert tooltips and max(map(len, tooltips)) < MOST
+    assert max(map(len, _cells(why.uses))) < MOST if why.uses.rowCount() else True
