@@ -90,3 +90,33 @@ def test_an_editor_tokenizer_missing_characters_says_so_and_paints_nothing(qtbot
     # tokenizer is described, not named): what happened, then the tokenizer as the header
     # names it alone.
     assert editor.source_label.text() == "could not tokenize · bytes only (no merges yet)"
+
+
+def test_a_first_train_failing_at_the_corpus_leaves_the_views_as_before(qtbot, window, tmp_path):
+    """A training audit: the first Train of a window failed on a byte past what Open reads;
+    nothing was on screen before it, yet the vocabulary table showed the failed run's 257
+    byte rows, and the compression plot its step 0 ("step 0: held-out 1.00 · editor 1.04
+    bytes/token") beside the editor's "No tokenizer yet"."""
+    from gui_helpers import bad_after_probe
+
+    from bpe_studio.gui.views.compression_plot import FAILED_HINT
+
+    window.editor.set_text(TEXT)
+    dialogs = _dialogs(window)
+    assert window.open_corpus(bad_after_probe(tmp_path / "bad.txt"))
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    with qtbot.waitSignal(window.controller.session.finished, timeout=60_000) as blocker:
+        pass
+    assert blocker.args[0] is None and window.state.phase is Phase.FAILED
+    curve = window.curve
+    qtbot.waitUntil(lambda: not curve.feeder.busy and not curve._poll.isActive(), timeout=30_000)
+    qtbot.waitUntil(lambda: not window.editor.busy, timeout=30_000)
+    qtbot.wait(50)
+    assert dialogs == ["Training failed"]
+    assert window.vocab_table.model.rowCount() == 0
+    assert window.merge_list.model.rowCount() == 0
+    assert curve.hint.isVisible() and curve.hint.toPlainText() == FAILED_HINT
+    assert curve.value_label.text() == ""
+    assert all(line.xData is None or len(line.xData) == 0 for line in curve.lines.values())
+    assert window.editor.status.text() == "No tokenizer yet: train one or load one"

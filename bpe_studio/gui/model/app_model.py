@@ -213,9 +213,12 @@ class AppModel:
             if s.merges_done == 0:
                 # A run that failed before its first merge has no tokenizer: the bytes-only
                 # one shown while it started (with its settings, perhaps the pattern that
-                # failed) goes, as a discarded run's does. The controller puts back the run
-                # before, unless the user discarded it.
+                # failed) goes, as a discarded run's does, and the views drop what they
+                # showed of it (its 257 byte rows, its curves' step 0) on the reset below.
+                # The controller puts back the run before, unless the user discarded it.
                 self.show_tokenizer(None)
+                s.base_vocab = {}
+                self._editor_series.forget_run(s.run_id)
         else:
             phase = Phase.STOPPED if result.stopped else Phase.FINISHED
             name = s.run_corpus.name if s.run_corpus else "corpus"
@@ -230,6 +233,9 @@ class AppModel:
                 )
             )
         self.set_phase(phase)
+        if result is None and s.merges_done == 0:
+            self.editor_series_changed.emit()
+            self.reset.emit()
 
     def restore(self, state: RunState) -> None:
         """Show an earlier state again (the run on screen before a Train that failed before

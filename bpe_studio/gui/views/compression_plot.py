@@ -283,7 +283,10 @@ class CompressionPlot(QWidget):
             return
         state = self.hub.state
         self._order = None
-        if state.phase is not Phase.IDLE:  # a run (going or over) or a loaded tokenizer
+        failed_at_start = state.phase is Phase.FAILED and not state.published
+        # A run (going or over) or a loaded tokenizer; a run that failed before its first
+        # merge has no curve (its step 0 was measured again, and the cursor named it).
+        if state.phase is not Phase.IDLE and not failed_at_start:
             rows = state.merge_rows[: state.published]
             if state.loaded is not None:
                 # subtle: a file's merges may come before the merges that make their parts
@@ -534,6 +537,9 @@ class CompressionPlot(QWidget):
     def _show_step(self, *_: object) -> None:
         k = self.hub.state.step
         self.cursor.setValue(k)
+        if self.hint.isVisible():  # nothing plotted: no value to read at the step
+            self.value_label.setText("")
+            return
         parts = [f"step {k:,}"]
         for name in (IN_SAMPLE, HELD_OUT):
             s = self.feeder.series.get(name)
