@@ -62,3 +62,21 @@ def test_megabyte_tokens_are_shown_cut_in_every_view(qtbot, window, tmp_path):
     tooltips = [item.toolTip() for item in items if item.toolTip()]
     assert tooltips and max(map(len, tooltips)) < MOST
     assert max(map(len, _cells(why.uses))) < MOST if why.uses.rowCount() else True
+
+
+def test_a_merged_cell_is_the_cut_of_the_joined_pair_without_joining_it():
+    """The merge table's Merged cell cuts the pair without joining two long tokens; it must
+    read as the joined token's own cut, characters split between the two parts included."""
+    import random
+
+    from bpe_studio.core.text.display import readable_cut
+    from bpe_studio.gui.views.common import merged_text
+
+    rng = random.Random(7)
+    alphabet = ["a", "中", "😀", "é", " ", "\n", "\x00"]
+    for _ in range(2_000):
+        left = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300))).encode()
+        right = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300))).encode()
+        left, right = left[: rng.randint(0, len(left))], right[rng.randint(0, len(right)) :]
+        for most in (CELL_BYTES, 48, 10):
+            assert merged_text(left, right, most) == readable_cut(left + right, most)

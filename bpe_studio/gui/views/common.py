@@ -244,6 +244,17 @@ def token_text(token: bytes, most: int = CELL_BYTES) -> str:
     return readable_cut(token, most)
 
 
+def merged_text(left: bytes, right: bytes, most: int = CELL_BYTES) -> str:
+    """``token_text(left + right, most)`` without joining two long tokens (a cell asked for on
+    every paint joined two of 16 MB each time): the cut shows only the first and last
+    ``most`` bytes of the pair."""
+    if len(left) + len(right) <= 2 * most:
+        return readable_cut(left + right, most)
+    head = (left[:most] + right[:most])[:most]
+    tail = (left[-most:] + right[-most:])[-most:]
+    return readable_cut(head + tail, most)
+
+
 def cut_between_parts(text: str, metrics: QFontMetrics, room: int) -> str:
     """``text`` cut to ``room`` pixels with "…": after its last whole part (:data:`PART`)
     that fits, so no figure or name is left half-shown ("GPT-4o (o200…"); mid-part only

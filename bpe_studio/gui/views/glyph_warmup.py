@@ -29,6 +29,7 @@ TURN_BUDGET_S = (
     0.005  # layouts per turn stop after this long (one new script's walk may overrun it)
 )
 MAX_PAUSE_MS = 100  # the longest wait between two turns
+_TOKEN_BYTES = 1024  # of each token, looked at for its characters
 _SLICE = 4096  # tokens decoded per C call
 
 
@@ -53,7 +54,9 @@ def script_samples(
     # Slices of tokens, not all at once: joining o200k's tokens in one call, or taking the set
     # of its characters, holds the GIL in one long stretch, and the GUI thread waits meanwhile.
     chars: set[str] = set()
-    tokens = list(tokens)
+    # A token's first bytes only: one of megabytes (a corpus of one letter) held the GIL for
+    # a second in one decode, and its characters beyond those are samples no font misses.
+    tokens = [t[:_TOKEN_BYTES] for t in tokens]
     for start in range(0, len(tokens), _SLICE):
         if between_slices is not None:
             between_slices()

@@ -39,7 +39,7 @@ from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.state import MergeRow, VocabRow, vocab_rows
 from ..model.vocab_index import COL_REACH, ViewSpec, VocabIndex
-from .common import token_text
+from .common import merged_text, token_text
 from .theme import Colours, colours
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
@@ -188,7 +188,9 @@ class MergeTableModel(_Table):
                     return -1 if count is None else count
                 return _NO_COUNT if count is None else f"{count:,}"
             # Rendered on demand: only the visible rows are ever formatted.
-            return token_text((step.left, step.right, step.merged)[col - 1])
+            if col == 3:
+                return merged_text(step.left, step.right)
+            return token_text(step.left if col == 1 else step.right)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(_RIGHT if col in self.NUMERIC else _LEFT)
         if role == Qt.ItemDataRole.ToolTipRole and col in (1, 2, 3):
