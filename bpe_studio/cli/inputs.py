@@ -28,6 +28,7 @@ from typing import BinaryIO
 from ..core.corpus.compressed import compression_in
 from ..core.corpus.records import unsaid_records
 from ..core.corpus.sources import (
+    NUL_WINDOW,
     TAR_BLOCK,
     CorpusFile,
     check_text_head,
@@ -234,7 +235,7 @@ def _copy(source: BinaryIO, target: BinaryIO, name: str, temp_dir: str, *, text:
             break
         if not done and text and not _suffix(block[:16]):  # compressed: looked at decompressed
             # No text (cat /dev/urandom |) is said at its first block, not once copied whole.
-            check_text_head(block[:TAR_BLOCK], name)
+            check_text_head(block[:NUL_WINDOW], name)
             from ..core.corpus.counting import decode_head  # (lazily: it imports the pools)
 
             try:

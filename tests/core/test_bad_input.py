@@ -277,6 +277,33 @@ def test_a_zeroed_or_sparse_file_is_refused_not_held_whole(tmp_path):
         train_bpe(path, 300, [EOT])
 
 
+def test_nul_bytes_are_judged_on_64_kb_at_each_end(tmp_path):
+    """A training audit: the NUL rule read the first 512 bytes only. 300 NULs before real
+    text were "mostly NUL" (0.01% of the file), while a 1 KB text header before 1 MB of NULs
+    trained, the NUL run held as one pre-token (10 MB of them: 1 GB resident)."""
+    from bpe_studio.core.encode.encode_file import encode_file as encode_a_file
+
+    text = read_fixture(SLICES["english"])[:200_000].encode("utf-8")
+    padded = tmp_path / "padded.txt"
+    padded.write_bytes(bytes(300) + text)
+    vocab, merges = train_bpe(padded, 300, [EOT])
+    assert len(vocab) == 300 and len(merges) == 300 - 257
+    encode_a_file(Tokenizer.preset("gpt2"), padded, tmp_path / "padded.npy")
+    header = tmp_path / "header.txt"
+    header.write_bytes(text[:40_000] + bytes(1 << 20))  # its first 64 KB mostly text
+    message = r"header.txt: ends in NUL bytes \(most of its last 65,536\)"
+    with pytest.raises(CorpusError, match=message):
+        train_bpe(header, 300, [EOT])
+    with pytest.raises(CorpusError, match=message):
+        encode_a_file(Tokenizer.preset("gpt2"), header, tmp_path / "header.npy")
+    assert not (tmp_path / "header.npy").exists()
+    # More than half of the first 64 KB is still refused at the start.
+    start = tmp_path / "start.txt"
+    start.write_bytes(bytes(40_000) + text)
+    with pytest.raises(CorpusError, match="start.txt: mostly NUL bytes"):
+        train_bpe(start, 300, [EOT])
+
+
 @pytest.mark.parametrize(
     "fixture",
     ["english_books_slice.txt", "chinese_slice.txt", "code_slice.txt", "mixed_web_slice.txt"],

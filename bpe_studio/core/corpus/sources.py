@@ -694,10 +694,10 @@ def _binary(head: bytes) -> bool:
     return any(c < " " and ord(c) not in _TEXT_CONTROLS for c in text)
 
 
-def not_text(head: bytes) -> str | None:
+def not_text(head: bytes, *, nul: bool = True) -> str | None:
     """What a file whose (decompressed) text begins with ``head`` is, when it is an archive,
-    a document, compressed data, a NumPy array or text in another encoding than UTF-8; None
-    for anything else.
+    a document, compressed data, a NumPy array, text in another encoding than UTF-8 or
+    (``nul``) mostly NUL bytes; None for anything else.
 
     >>> not_text("plain text".encode("utf-16-le")).split(", not")[0]
     'UTF-16 text (little-endian, no byte-order mark)'
@@ -730,29 +730,62 @@ def not_text(head: bytes) -> str | None:
             f"{form[:-2]} text ({end}-endian, no byte-order mark), not UTF-8: convert it "
             f"(iconv -f {form} -t UTF-8)"
         )
-    nul = head.count(0)
-    if nul and 2 * nul >= len(head):
-        # A run of NULs is one pre-token, held whole: a sparse or zeroed file ran out of
-        # memory (a hostile-machine audit).
-        return "mostly NUL bytes: binary data, or a sparse or zeroed file, not text"
+    if nul and _mostly_nul(head):
+        return _MOSTLY_NUL
     return None
+
+
+# How much of a file's start (and of a plain local file's end) the NUL rule reads: 300 NUL
+# bytes before 2 MB of text were "mostly NUL" in 512 bytes (an audit), and a text header of 1
+# KB before 10 MB of NULs went by (peak 1 GB: the run is one pre-token).
+NUL_WINDOW = 1 << 16
+_MOSTLY_NUL = "mostly NUL bytes: binary data, or a sparse or zeroed file, not text"
+
+
+def _mostly_nul(data: bytes) -> bool:
+    nul = data.count(0)
+    return bool(nul) and 2 * nul >= len(data)
 
 
 def check_text_files(files: Sequence[CorpusFile]) -> None:
     """Raise :class:`CorpusError` naming the first local file of plain text (as named, once
-    decompressed) that is an archive or a document instead (:func:`not_text`). Only its
-    first 512 bytes are read; remote files are left to the decoder."""
+    decompressed) that is an archive or a document instead (:func:`not_text`), or mostly
+    NUL bytes at its start or (a plain file) its end. Only those ends are read (64 KB each);
+    remote files are left to the decoder."""
     for f in files:
         if not f.local or f.kind is not Kind.TEXT or f.size == 0:
             continue
         with f.open() as stream:
-            check_text_head(stream.read(TAR_BLOCK), f.name)
+            check_text_head(stream.read(NUL_WINDOW), f.name)
+            if f.plain_local:
+                check_text_end(stream, f.size, f.name)
+
+
+def check_text_end(stream: BinaryIO, size: int, name: str) -> None:
+    """Raise :class:`CorpusError` naming ``name`` when the last 64 KB of the plain file
+    ``stream`` (``size`` bytes, its start checked already) are mostly NUL bytes: text that a
+    sparse or zeroed file holds only at its start."""
+    if size <= NUL_WINDOW:
+        return
+    stream.seek(size - NUL_WINDOW)
+    if _mostly_nul(stream.read(NUL_WINDOW)):
+        raise CorpusError(
+            f"{name}: ends in NUL bytes (most of its last {NUL_WINDOW:,}): a sparse or zeroed "
+            "file with text only at its start, or binary data; not text (a run of NULs is one "
+            "pre-token, held whole)"
+        )
 
 
 def check_text_head(head: bytes, name: str) -> None:
     """Raise :class:`CorpusError` naming ``name`` when the text it begins with, ``head`` (its
-    first 512 bytes), is an archive or a document instead (:func:`not_text`)."""
-    what = not_text(head)
+    first bytes: 512 tell an archive or a document, 64 KB mostly NUL bytes), is not text
+    (:func:`not_text`)."""
+    window, head = head[:NUL_WINDOW], head[:TAR_BLOCK]
+    what = not_text(head, nul=False)
+    if what is None and _mostly_nul(window):
+        # A run of NULs is one pre-token, held whole: a sparse or zeroed file ran out of
+        # memory (a hostile-machine audit).
+        what = _MOSTLY_NUL
     compression = compression_in(head)
     if (
         what is not None

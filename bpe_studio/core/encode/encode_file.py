@@ -42,7 +42,7 @@ from ..corpus.counting import (
     start_worker,
     uncovered_in_file,
 )
-from ..corpus.sources import TAR_BLOCK, check_corpus_path, check_text_head
+from ..corpus.sources import NUL_WINDOW, check_corpus_path, check_text_end, check_text_head
 from ..corpus.stamps import Stamp, check_unchanged, read_range, stamp
 from ..io.atomic import atomic_open, folder_for, remove_stale_beside, temp_prefix
 from ..io.interrupts import checked, held_interrupts, no_check, raise_dropped, results
@@ -256,7 +256,8 @@ def encode_file(
         )
     src = check_corpus_path(input_path)
     with open(src, "rb") as f:
-        check_text_head(f.read(TAR_BLOCK), os.fspath(input_path))
+        check_text_head(f.read(NUL_WINDOW), os.fspath(input_path))
+        check_text_end(f, os.fstat(f.fileno()).st_size, os.fspath(input_path))
     out = Path(output_path)
     _check_output(src, out)
     if isinstance(tokenizer, ForeignTokenizer):
