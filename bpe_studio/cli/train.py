@@ -47,7 +47,7 @@ from ..core.pretokenization.specials import (  # the app's default too
     DEFAULT_SPECIAL_TOKEN,
     refuse_single_bytes,
 )
-from ..core.text.display import plural, readable_cut
+from ..core.text.display import plural, quoted, readable_cut
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
 from .convert import (
@@ -268,7 +268,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     learned = [t for i, t in tok.vocab.items() if i >= first_learned]
     longest = max(learned, key=len, default=b"")
     peak = peak_memory_mb()
-    shown = ", ".join(f"{t} (id {BYTE_TOKENS + i})" for i, t in enumerate(trainer.special_tokens))
+    shown = ", ".join(
+        f"{_said(t)} (id {BYTE_TOKENS + i})" for i, t in enumerate(trainer.special_tokens)
+    )
     lines = [
         f"{'stopped after' if interrupted else 'trained'} {plural(len(trainer.merges), 'merge')} "
         f"(vocabulary {len(tok.vocab):,}) in {elapsed:.2f} s",
@@ -398,3 +400,10 @@ def _count(
         raise
     bar.close()
     return trainer
+
+
+def _said(special: str) -> str:
+    """A special token as the summary lists it: as it is, or quoted where spaces at its ends,
+    control characters or the list's own ", " would make it misread ("special tokens:  <s> ")."""
+    plain = special == special.strip() and special.isprintable() and ", " not in special
+    return special if plain else quoted(special)

@@ -537,3 +537,13 @@ def test_inspect_with_a_normalizer_says_it_cannot_count_the_text_dropped(tmp_pat
     ok(summary)
     ratio = f"{len(text.encode()) / len(ids):.2f} bytes/token"
     assert f"({ratio} of the whole input, the text dropped not counted out)" in summary.stdout
+
+
+def test_the_summary_quotes_a_special_token_whose_ends_are_spaces(tmp_path):
+    """A training audit: --special-token ' <s> ' was listed as "special tokens:  <s>  (id
+    256)", its spaces indistinguishable from the line's own."""
+    corpus = write_text(tmp_path / "c.txt", "hello <s> world <s> again\n" * 50)
+    stderr = ok(cli(tmp_path, "train", corpus, "--vocab-size", 270, "--special-token", " <s> ",
+                    "--special-token", EOT, "--workers", 1, "--out", tmp_path / "o"))  # fmt: skip
+    (line,) = [x for x in stderr.splitlines() if x.startswith("special tokens:")]
+    assert line == f"special tokens: ' <s> ' (id 256), {EOT} (id 257)"
