@@ -848,3 +848,48 @@ def test_a_token_made_after_the_timeline_step_is_not_learned_yet(qtbot, steps, r
     assert "not learned yet at step 0" in plain(panel.heading)
     shown = [(item.token_id, item.later) for item in panel.tree.node_items()]
     assert shown == [(i, r is not None) for i, r in nodes]
+
+
+def test_a_token_of_a_file_with_no_tree_gets_a_heading(qtbot, window, tmp_path):
+    """A lab audit: Why this token for a Unigram's "<0xE4>" or "▁"-piece, or a WordPiece
+    "##" piece, said only that trees apply to byte-level BPE: no id, bytes or spelling."""
+    import html
+
+    import tokenizers
+    from foreign_files import unigram_byte_fallback, wordpiece
+
+    path = unigram_byte_fallback(tmp_path / "uni")
+    written = "a token, written in the file as <code>&lt;0xE4&gt;</code>"
+    _heading_of_a_file_token(qtbot, window, path, "<0xE4>", "&lt;e4&gt;", "1 byte", written)
+    # WordPiece's pieces are shown as the file writes them (the vocabulary table's way).
+    path = wordpiece(tmp_path / "wp")
+    vocab = tokenizers.Tokenizer.from_file(str(path)).get_vocab()
+    piece = next(t for t in sorted(vocab) if t.startswith("##") and len(t) > 3 and t.isascii())
+    size, plain = f"{len(piece)} bytes", "a token of the file's vocabulary"
+    _heading_of_a_file_token(qtbot, window, path, piece, html.escape(piece), size, plain)
+
+
+def _heading_of_a_file_token(qtbot, window, path, spelling, shown, size, detail) -> None:
+    import tokenizers
+
+    token_id = tokenizers.Tokenizer.from_file(str(path)).token_to_id(spelling)
+    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000) as blocker:
+        window.load_tokenizer(path)
+    assert blocker.args == [True], window.last_error
+    why = window.inspector.why
+    # A file of another kind is offered to the editor, not made the run: picked there.
+    source = window.state.picked
+    assert source is not None and window.state.loaded is None
+    window.hub.select_token(token_id, source)
+
+    def explained() -> bool:
+        exp = why.explanation
+        return not why.busy and exp is not None and exp.token_id == token_id
+
+    qtbot.waitUntil(explained, timeout=30_000)
+    heading = why.heading.text()
+    assert f"id&nbsp;{token_id:,} · {size}" in heading and shown in heading, heading
+    assert why.detail.text().startswith(detail), why.detail.text()
+    message = why.tree._message
+    assert message is not None
+    assert message.toPlainText().startswith("Why this token (its merge tree) applies")

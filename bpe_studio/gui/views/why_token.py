@@ -91,6 +91,9 @@ class Explanation:
     run: bool  # the run's tokenizer: rank r is row r of state.merge_rows (pair counts)
     problem: str | None = None
     unmerged: str = ""  # what a token no merge makes is (the detail line), else ""
+    # A token of a tokenizer with no tree here (WordPiece, Unigram, SentencePiece-style):
+    # its bytes and how its file writes it ("▁the", "<0xE4>", "##ing"), for the heading.
+    plain: tuple[bytes, str | None] | None = None
 
 
 def unmerged_kind(tok: Tokenizer, token_id: int, specials: frozenset[int]) -> str:
@@ -117,7 +120,8 @@ def explain(tok: AnyTokenizer, token_id: int, run: bool) -> Explanation:
     specials = frozenset(tok.special_id(s) for s in tok.special_tokens)
     if isinstance(tok, ForeignTokenizer):
         problem = tok.not_explained("Why this token (its merge tree)")
-        return Explanation(token_id, None, (), specials, run, problem)
+        plain = (tok.vocab[token_id], tok.token_text(token_id)) if token_id in tok.vocab else None
+        return Explanation(token_id, None, (), specials, run, problem, plain=plain)
     if token_id not in tok.vocab:
         problem = f"Token id {token_id:,} is not in this tokenizer."
         return Explanation(token_id, None, (), specials, run, problem)
@@ -277,6 +281,8 @@ class WhyTokenPanel(QWidget):
         exp = self.explanation
         if exp is not None and exp.tree is not None:
             self._show_heading(exp.tree)
+        elif exp is not None and exp.plain is not None:
+            self._show_plain_heading(exp.token_id, *exp.plain, exp.token_id in exp.special_ids)
 
     # ------------------------------------------------------------ inputs
     def set_occurrence_counter(self, count: Callable[[int], int | None] | None) -> None:
@@ -382,6 +388,8 @@ class WhyTokenPanel(QWidget):
             self.uses.set_rows([], [], None)
             self._show_uses_title(None)
             self._detail = ""
+            if exp.plain is not None:
+                self._show_plain_heading(exp.token_id, *exp.plain, exp.token_id in exp.special_ids)
             self.refresh_occurrences()
             return
         root = exp.tree
@@ -395,6 +403,27 @@ class WhyTokenPanel(QWidget):
         self.uses.set_rows(list(exp.uses), counts, self._step())
         self._show_uses_title(len(exp.uses))
         self._show_heading(root)
+
+    def _show_plain_heading(
+        self, token_id: int, token: bytes, spelling: str | None, special: bool
+    ) -> None:
+        """The heading of a token with no tree here: what it stands for, its id and bytes,
+        and (the line below) how its file writes it, where that differs ("▁the", "<0xE4>").
+        (An audit: a Unigram's "<0xE4>" showed only that trees apply to byte-level BPE.)"""
+        c = colours()
+        shown = html.escape(short(token_text(token), HEADING_CHARS)) if token else "∅"
+        self.heading.setText(
+            f"<span style='font-size:{points(15):.1f}pt; font-family:monospace; "
+            f"font-weight:600;'>{shown}</span>"
+            f"&nbsp; <span style='color:{c.muted}'>id&nbsp;{token_id:,} · "
+            f"{counted(len(token), 'byte')}{self._whose()}</span>"
+        )
+        kind = "a special token" if special else "a token"
+        if spelling is not None and spelling != token.decode("utf-8", "replace"):
+            written = html.escape(short(spelling, HEADING_CHARS))
+            self._detail = f"{kind}, written in the file as <code>{written}</code>"
+        else:
+            self._detail = f"{kind} of the file's vocabulary"
 
     def _show_heading(self, root: MergeNode) -> None:
         c = colours()
