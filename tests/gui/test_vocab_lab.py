@@ -1088,3 +1088,19 @@ def test_the_never_used_label_stays_clear_of_the_curve_and_the_axis(qtbot, used)
         assert box.left() > axis_right
     assert box.right() <= ordinary + 0.5 + 1e-6
     assert "never used" in label.toPlainText() and f"{ordinary - used:,}" in label.toPlainText()
+
+
+def test_with_no_run_yet_the_charts_wait_for_one_not_for_a_choice(qtbot, lab):
+    """A live-run audit: the run's tokenizer picked before any run and GPT-4o chosen to
+    compare against, the overlap chart still said "Choose a second tokenizer"."""
+    from bpe_studio.gui.views.lab_charts import CHOOSE_AGAINST
+
+    lab.picker.pick("run")
+    qtbot.waitUntil(lambda: lab.lab.missing is not None, timeout=WAIT)
+    assert lab.charts._ov_note_text == CHOOSE_AGAINST  # nothing chosen yet: that is right
+    lab.against.pick(preset_key("o200k_base"))
+    waiting = "Worked out once there is a tokenizer to examine"
+    qtbot.waitUntil(lambda: lab.charts._ov_note_text == waiting, timeout=WAIT)
+    assert lab.charts._ov_note.toPlainText() == waiting
+    lab.choose_corpus(str(CORPUS))
+    qtbot.waitUntil(lambda: lab.charts._usage[3] == waiting, timeout=WAIT)

@@ -344,8 +344,11 @@ class VocabLabPage(QWidget):
         self._live.stop()
 
     def _on_pane_changed(self, pane: str) -> None:
-        if pane == LAB:
-            self._show_results()  # a pick under way: the make-up shown says whose it is
+        if pane in (LAB, LAB_AGAINST):
+            # A pick under way: the make-up shown says whose it is; and the charts' notes
+            # follow the choices ("Choose a second tokenizer" stayed after one was chosen
+            # while the run's tokenizer, with no run yet, left nothing to compute).
+            self._show_results()
         if pane == LAB and self.hub.pick_under_way(LAB) is None:
             key = self.hub.pane(LAB).key
             if key.startswith("hf:"):
@@ -558,6 +561,8 @@ class VocabLabPage(QWidget):
         (it is being worked out; the status line says so)."""
         if unchosen:
             return hint
+        if self.lab.missing:  # the first tokenizer cannot be examined (no run yet, say)
+            return "Worked out once there is a tokenizer to examine"
         if self.lab.training:
             return "Worked out when the run pauses or ends"
         return "Being worked out…" if self.lab.running is not None else ""
