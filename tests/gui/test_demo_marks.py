@@ -19,7 +19,7 @@ def test_the_demo_says_it_is_replaying(qtbot, window):
     qtbot.waitUntil(lambda: state.replaying and 0 < state.step < state.published, timeout=60_000)
     assert window.panel.status.text().startswith("Replaying the run: step ")
     assert "Skip" in window.panel.status.text()
-    assert window.timeline.label.text().startswith("Replaying · step ")
+    assert window.timeline.label.text().startswith("Replaying: step ")
     window.timeline.replay.skip()
     assert not state.replaying
     assert window.panel.status.text().startswith("Done: ")

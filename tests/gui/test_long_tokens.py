@@ -58,6 +58,13 @@ def test_megabyte_tokens_are_shown_cut_in_every_view(qtbot, window, tmp_path):
     for label in window.findChildren(QLabel):
         assert len(label.text()) < MOST, label.objectName() or label.text()[:80]
     assert "x…x" in window.timeline.label.text()
+    # Paused in a replay, the line the label shows still names the step (a re-audit: cut
+    # between its parts, it showed "Replay paused · …").
+    window.timeline.replay.start()
+    window.timeline.select_step(rank + 1)  # pauses the replay, as a user's step does
+    assert window.state.replaying and window.state.replay_paused
+    shown = window.timeline.label.label.text()
+    assert shown.startswith(f"Replay paused: step {rank + 1:,} of"), shown
     items: list[QGraphicsItem] = why.tree.scene().items()
     tooltips = [item.toolTip() for item in items if item.toolTip()]
     assert tooltips and max(map(len, tooltips)) < MOST

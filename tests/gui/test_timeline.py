@@ -199,11 +199,11 @@ def test_replay_pauses_resumes_and_skips(qtbot, trained_window_and_result):
     # Paused, the status line and the timeline say so (not "Pause (Alt+P) stops it").
     status = window.panel.status.text()
     assert status.startswith(f"Replay paused at step 50 of {n:,}") and "Resume" in status
-    assert bar.label.text().startswith("Replay paused · step 50")
+    assert bar.label.text().startswith("Replay paused: step 50")
     qtbot.mouseClick(bar.replay_button, Qt.MouseButton.LeftButton)
     assert bar.replay.running and state.step == 50
     assert window.panel.status.text().startswith("Replaying the run: step 50")
-    assert bar.label.text().startswith("Replaying · step 50")
+    assert bar.label.text().startswith("Replaying: step 50")
     qtbot.mouseClick(bar.skip_button, Qt.MouseButton.LeftButton)
     assert state.step == n and state.live and not state.replaying and not bar.replay.running
 

@@ -246,7 +246,9 @@ class TimelineBar(QWidget):
         rows = state.merge_rows
         row = rows[k - 1] if 0 < k <= len(rows) else None
         described = describe_step(k, n, row)
-        replay = "Replay paused · " if state.replay_paused else "Replaying · "
+        # ": ", not the parts' " · ": a line too long for the label is cut at its end; cut
+        # between parts, all after "Replaying ·" went (an audit: "Replay paused · …").
+        replay = "Replay paused: " if state.replay_paused else "Replaying: "
         self.label.setText(replay + described if state.replaying else described)
         if self.live_button.isChecked() != state.live:
             self.live_button.setChecked(state.live)
