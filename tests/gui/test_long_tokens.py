@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gui_helpers import train_in_window
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QGraphicsItem, QLabel
+from PySide6.QtWidgets import QApplication, QGraphicsItem, QLabel
 
 from bpe_studio.gui.views.common import CELL_BYTES
 from bpe_studio.gui.views.table_models import token_tooltip
@@ -31,6 +31,13 @@ def _cells(model) -> list[str]:
     return texts
 
 
+def _token_length(model, row: int, column: int) -> int:
+    """The bytes of the token in a cell, as its tooltip says them ("(1,048,576 bytes: …")."""
+    tip = str(model.index(row, column).data(Qt.ItemDataRole.ToolTipRole) or "")
+    said = tip.rsplit("(", 1)[-1].split(" byte")[0].replace(",", "")
+    return int(said) if said.isdigit() else 0
+
+
 def test_megabyte_tokens_are_shown_cut_in_every_view(qtbot, window, tmp_path):
     corpus = tmp_path / "x.txt"
     corpus.write_bytes(b"hello world\n" + b"x" * RUN + b"\n")
@@ -43,6 +50,30 @@ def test_megabyte_tokens_are_shown_cut_in_every_view(qtbot, window, tmp_path):
         cells = _cells(model)
         assert cells and max(map(len, cells)) < MOST
     assert any("…" in t for t in _cells(window.merge_list.model))
+    # Ctrl+C copies a cell's whole token, not the cut it shows (a re-audit: 256 characters,
+    # "…" and all); a short one as it is shown.
+    from bpe_studio.core.text.display import readable_token
+
+    clipboard = QApplication.clipboard()
+    for view, column in ((window.merge_list.table, 3), (window.vocab_table.table, 1)):
+        model = view.model()
+        rows = range(model.rowCount())
+        longest_row = max(rows, key=lambda r: _token_length(model, r, column))
+        index = model.index(longest_row, column)
+        view.scrollTo(index)
+        qtbot.mouseClick(
+            view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()
+        )
+        assert view.currentIndex().column() == column
+        qtbot.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+        assert clipboard.text() == readable_token(b"x" * RUN), view.accessibleName()
+        index = model.index(0, 0)  # an id: as shown
+        view.scrollTo(index)
+        qtbot.mouseClick(
+            view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center()
+        )
+        qtbot.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+        assert clipboard.text() == model.index(0, 0).data()
     token = b"x" * longest
     assert len(token_tooltip(token)) < MOST
     # The timeline at the step of the longest token's merge names it.

@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6 import QtGui
-from PySide6.QtCore import QEvent, QSettings, QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QSettings, QSize, Qt
 from PySide6.QtGui import (
     QFont,
     QFontDatabase,
     QFontMetrics,
     QHelpEvent,
+    QKeyEvent,
+    QKeySequence,
     QResizeEvent,
     QTextDocument,
 )
@@ -239,6 +241,10 @@ PART = " · "  # between the parts of a status or summary line
 CELL_BYTES = 256
 
 
+# A cell's text for Copy where the cell shows less (a token cut past CELL_BYTES): the whole.
+COPY_ROLE = Qt.ItemDataRole.UserRole + 3
+
+
 def token_text(token: bytes, most: int = CELL_BYTES) -> str:
     """``token`` readable (``readable_token``), its middle left out past ``most`` bytes."""
     return readable_cut(token, most)
@@ -284,6 +290,26 @@ def configure_table(table: QTableView, font: QFont | None = None) -> None:
     rows.setDefaultSectionSize(table.fontMetrics().height() + 8)
     table.horizontalHeader().setHighlightSections(False)
     table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+    table.installEventFilter(_CopyWhole(table))
+
+
+class _CopyWhole(QObject):
+    """Ctrl+C in a table copies a cell's whole text (``COPY_ROLE``) where it shows less: Qt
+    copies what the cell shows, and a token cut past CELL_BYTES was copied cut, "…" and all
+    (a re-audit)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() != QEvent.Type.KeyPress or not isinstance(watched, QTableView):
+            return False
+        assert isinstance(event, QKeyEvent)
+        if not event.matches(QKeySequence.StandardKey.Copy):
+            return False
+        model, index = watched.model(), watched.currentIndex()
+        whole = model.data(index, COPY_ROLE) if model is not None and index.isValid() else None
+        if not isinstance(whole, str):
+            return False  # Qt's own copy: the text the cell shows
+        QApplication.clipboard().setText(whole)
+        return True
 
 
 def table_width(table: QTableView) -> int:

@@ -39,7 +39,7 @@ from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.state import MergeRow, VocabRow, vocab_rows
 from ..model.vocab_index import COL_REACH, ViewSpec, VocabIndex
-from .common import merged_text, token_text
+from .common import COPY_ROLE, merged_text, token_text
 from .theme import Colours, colours
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
@@ -195,6 +195,8 @@ class MergeTableModel(_Table):
             return int(_RIGHT if col in self.NUMERIC else _LEFT)
         if role == Qt.ItemDataRole.ToolTipRole and col in (1, 2, 3):
             return token_tooltip((step.left, step.right, step.merged)[col - 1])
+        if role == COPY_ROLE and col in (1, 2, 3):
+            return readable_token((step.left, step.right, step.merged)[col - 1])
         if role == TOKEN_ID_ROLE:
             return step.new_id
         if role == Qt.ItemDataRole.ForegroundRole and r >= self._hub.state.step:
@@ -354,7 +356,7 @@ class VocabTableModel(_Table):
             if col == 1:
                 return token_text(row.token)
             if col == 2:
-                return str(len(row.token))
+                return f"{len(row.token):,}"
             if col == 3:
                 return row.kind if row.rank is None else f"{row.rank:,}"
             if col == 4:
@@ -390,6 +392,8 @@ class VocabTableModel(_Table):
             if col == COL_REACH and self.unreachable and row.token_id in self.unreachable:
                 return "Encoding this token's own bytes gives other tokens: never produced"
             return None
+        if role == COPY_ROLE and col == 1:
+            return readable_token(row.token)
         if role == TOKEN_ID_ROLE:
             return row.token_id
         return None

@@ -27,7 +27,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, Qt, Slot
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, Slot
 from PySide6.QtGui import QCloseEvent, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -505,7 +505,13 @@ class VocabTableView(QWidget):
             return False
         self._programmatic = True
         try:
-            self.table.selectRow(index.row())
+            # The row selected, the current cell kept in its column (selectRow moved it to the
+            # id: Ctrl+C after clicking a token copied its id).
+            column = max(self.table.currentIndex().column(), 0)
+            flags = QItemSelectionModel.SelectionFlag
+            self.table.selectionModel().setCurrentIndex(
+                index.siblingAtColumn(column), flags.ClearAndSelect | flags.Rows
+            )
         finally:
             self._programmatic = False
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
