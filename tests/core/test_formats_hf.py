@@ -816,3 +816,19 @@ def test_an_added_token_its_normalizer_empties_is_refused_alike_everywhere(tmp_p
         assert type(info.value).__name__ != "RefusedByteLevelFile", load
         assert message.startswith(f"{path}: added token 'zzzz' is normalized and its "), message
         assert "tokenizers runs this file" not in message
+
+
+def test_a_json_file_that_is_no_tokenizer_is_said_to_be_none(tmp_path):
+    """A re-audit: `bpe-studio gui corpus.json` (a JSON file of text, or of records) loads it
+    as a tokenizer, as dropping it does, and said "model: missing" or "expected a JSON
+    object": not that the file is no tokenizer."""
+    from bpe_studio.core import Tokenizer
+
+    text = tmp_path / "corpus.json"
+    text.write_text('{"text": "hello world"}', encoding="utf-8")
+    with pytest.raises(ValueError, match=r'corpus\.json: holds no "model": not a tokenizer\.json'):
+        Tokenizer.load(text)
+    records = tmp_path / "records.json"
+    records.write_text('[{"text": "a"}]', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"records\.json: expected a JSON object, got an array"):
+        Tokenizer.load(records)

@@ -166,6 +166,13 @@ class _Reader:
         return ValueError(f"{self.name}: {component}: {why}")
 
     def check_model(self, model: Any) -> dict[str, Any]:
+        if model is None:
+            # (a JSON file of text or records, given as a tokenizer: "model: missing" did not
+            # say it is no tokenizer at all)
+            raise ValueError(
+                f'{self.name}: holds no "model": not a tokenizer.json (nor a GPT-2 vocab.json, '
+                "whose values are ids)"
+            )
         if not isinstance(model, dict):
             raise self.fail("model", "missing")
         kind = model.get("type", "BPE" if "merges" in model else None)
@@ -443,7 +450,9 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
     """:func:`read_hf` of the parsed ``tokenizer.json`` ``obj`` (named ``name``)."""
     r = _Reader(name)
     if not isinstance(obj, dict):
-        raise ValueError(f"{name}: expected a JSON object")
+        raise ValueError(
+            f"{name}: expected a JSON object, got {_json_kind(obj)}: not a tokenizer.json"
+        )
     # Truncation, padding and dropout are not applied, as for every kind of file (hf.kind).
     model, parts = _structure(obj, r)
     notes: tuple[str | None, ...] = (
@@ -1013,3 +1022,9 @@ def write_hf(directory: str | os.PathLike, data: TokenizerData) -> Path:
     with output_folder(directory) as out:
         atomic_write_bytes(out / "tokenizer.json", text.encode("utf-8"))
     return out / "tokenizer.json"
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words ("an array", "a string")."""
+    kinds = ((list, "an array"), (str, "a string"), (bool, "true or false"), (type(None), "null"))
+    return next((said for kind, said in kinds if isinstance(value, kind)), "a number")
