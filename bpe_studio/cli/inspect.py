@@ -106,14 +106,14 @@ def _inspect(args: argparse.Namespace) -> int:
         check_input(path, "corpus", globs=True)
     check_stdin_once(corpora, "a corpus")
     tok = _load(args.source, args.pattern, args.special_token)
-    table = token_table(tok)
+    table = token_table(tok, status=say)
     split = split_pattern(tok), split_line(tok)
     other = None
     other_notes: tuple[str, ...] = ()
     if args.against is not None:
         again = os.path.realpath(args.against) == os.path.realpath(args.source)
         against = _load(args.against, None, warn=not again)
-        other, other_notes = token_table(against), against.notes
+        other, other_notes = token_table(against, status=say), against.notes
     # subtle: where a normalizer or a prefix space changes the text's bytes (or tokenizers
     # runs the file), the ids' bytes do not tell how much was dropped: the usage's dropped is
     # None (``usage.drops_uncounted``), said, not counted as 0.

@@ -467,6 +467,36 @@ def test_unreachable_small_hand_made():
     assert unreachable_tokens(tok) == ref_unreachable(tok) == [*no_text, 258, 259, 260]
 
 
+def test_tokens_of_megabytes_are_reached_through_the_compiled_kernels(monkeypatch):
+    """Tokens long in all load the compiled encoder first (Python merges about 3 s a
+    megabyte: a run trained on megabytes of one letter took minutes), with the same answer."""
+    from bpe_studio.core.encode.merging import kernel_start
+
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges, token = [], b"a"
+    for k in range(18):  # "aa", "aaaa", ... 256 KB of "a": a doubled run, merged back whole
+        merges.append((token, token))
+        token += token
+        vocab[256 + k] = token
+    vocab[274] = b"a" * 12_288  # no merge makes it: 8,192 "a" and 4,096
+    tok = Tokenizer(vocab, merges)
+    asked = []
+    prepare = kernel_start.prepare
+
+    def spy(status=None):
+        asked.append(status)
+        return prepare(status)
+
+    monkeypatch.setattr(kernel_start, "prepare", spy)
+    said = []
+    found = reach.unreachable_among(tok, vocab, status=said.append)
+    no_text = [0xC0, 0xC1, *range(0xF5, 0x100)]  # bytes no UTF-8 text holds
+    assert found == [*no_text, 274]
+    assert asked == [said.append]
+    assert reach.unreachable_among(tok, range(256, 268)) == []  # 8 KB at most: not asked
+    assert len(asked) == 1
+
+
 def test_unreachable_trained(trained_run, chinese_code_tokenizer):
     for tok in (trained_run[3], chinese_code_tokenizer):
         assert unreachable_tokens(tok) == ref_unreachable(tok)

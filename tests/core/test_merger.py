@@ -54,3 +54,32 @@ def test_pair_rank_and_merges_follow_the_merge_list():
     short = merger.truncated(2)
     assert list(short.merges()) == [(0, 97, 98, 256), (1, 256, 99, 257)]
     assert short.pair_rank(99, 256) is None and 258 not in short.vocab
+
+
+def test_a_very_long_piece_takes_the_loaded_kernel_and_merges_as_in_python(
+    gpt2_tokenizer, monkeypatch
+):
+    """A pre-token of megabytes (a token whose reach is asked) is merged by the compiled
+    kernel once it is loaded: seconds a megabyte in Python, milliseconds there."""
+    from bpe_studio.core.encode.merging import kernel_start
+
+    kernels = kernel_start.prepare()
+    if not kernels:
+        pytest.skip(f"the compiled encoder is unavailable here: {kernel_start.failure()}")
+    module = kernel_start.kernels()
+    calls = []
+
+    def spy(ids, table, limit):
+        calls.append(len(ids))
+        return kernel(ids, table, limit)
+
+    kernel = module.merge_ids
+    monkeypatch.setattr(module, "merge_ids", spy)
+    piece = "".join(read_fixture(SLICES["english"]).split())[:30_000].encode("utf-8")
+    full, short = gpt2_tokenizer.merger, gpt2_tokenizer.merger.truncated(3_000)
+    got = full.bpe(piece), short.bpe(piece)
+    assert calls == [len(piece), len(piece)]
+    monkeypatch.setattr(kernel_start, "kernels", lambda: None)
+    assert got == (full.bpe(piece), short.bpe(piece))
+    assert len(got[1]) > len(got[0])
+    assert max(got[1]) < 256 + 3_000 <= max(got[0])

@@ -20,12 +20,17 @@ import codecs
 import re
 from collections.abc import Callable, Iterable
 
+from ..encode.merging.merger import COMPILED_LONG
 from ..encode.tokenizer import Tokenizer
 from .byte_level_only import require_byte_level
 from .contexts import given_in_a_context, never_normalized_to
 from .split_apart import split_apart
 
 _REACH_SLICE = 16_384  # tokens merged per NumPy pass in unreachable_tokens
+# Tokens this long in all (counting those of COMPILED_LONG bytes or more) load the compiled
+# encoder's kernels to merge them: merging takes Python about 3 s a megabyte, loading the
+# kernels 0.3-0.45 s once a process.
+_LOAD_KERNELS_BYTES = 1 << 18
 # Ends of a character cut short: the lowest and the highest continuation byte first.
 _ENDS = tuple(first + b"\x80" * k for k in range(3) for first in (b"\x80", b"\xbf"))
 
@@ -53,10 +58,13 @@ def unreachable_among(
     tokenizer: Tokenizer,
     ids: Iterable[int],
     between_slices: Callable[[], object] | None = None,
+    status: Callable[[str], None] | None = None,
 ) -> list[int]:
     """:func:`unreachable_tokens` of the vocabulary entries ``ids`` only (ascending; ids not
     in the vocabulary and special tokens are left out): what a view growing with a run
-    computes for its newest tokens."""
+    computes for its newest tokens. Tokens of megabytes load the compiled encoder first
+    (``status`` is told when that compiles, on a machine's first run); never call this
+    from a thread that draws a window."""
     require_byte_level(tokenizer, "Reach (tokens the encoder never gives)")
     merger = tokenizer.merger
     special = merger.special_ids
@@ -100,6 +108,10 @@ def unreachable_among(
     settled += [i for i, w in whole.items() if w is not None and w != i]
     ids = [i for i, w in whole.items() if w is None]
     pieces = [vocab[i] for i in ids]
+    if sum(len(p) for p in pieces if len(p) >= COMPILED_LONG) >= _LOAD_KERNELS_BYTES:
+        from ..encode.merging import kernel_start
+
+        kernel_start.prepare(status)  # the merger then takes its kernel (``_bpe_long``)
     if not merger.merges_together(len(pieces)):
         bpe = merger.bpe
         return sorted(settled + [i for i, p in zip(ids, pieces) if bpe(p) != [i]])

@@ -24,6 +24,7 @@ that ``tokenizers`` runs has no ``texts``: its bytes are exact, shown as byte-le
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -232,6 +233,7 @@ def token_table(
     cancel: CancelEvent | None = None,
     previous: TokenTable | None = None,
     steps: bool = False,
+    status: Callable[[str], None] | None = None,
 ) -> TokenTable:
     """The :class:`TokenTable` of ``tokenizer``.
 
@@ -240,6 +242,8 @@ def token_table(
     same run, lends its rows to the entries it holds with the same bytes: only the newer
     tokens are classified and reached. ``steps``: note each entry's merge rank, for
     :meth:`TokenTable.makeup` at a step (a quarter of a second for o200k's 200,000 merges).
+    ``status`` is told when tokens of megabytes make the compiled encoder compile
+    (``reach.unreachable_among``).
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> vocab.update({256: b" t", 257: b" th", 258: b" the"})
@@ -250,7 +254,12 @@ def token_table(
     """
     with gc_paused():
         return _token_table(
-            tokenizer, progress=progress, cancel=cancel, previous=previous, steps=steps
+            tokenizer,
+            progress=progress,
+            cancel=cancel,
+            previous=previous,
+            steps=steps,
+            status=status,
         )
 
 
@@ -261,6 +270,7 @@ def _token_table(
     cancel: CancelEvent | None = None,
     previous: TokenTable | None = None,
     steps: bool = False,
+    status: Callable[[str], None] | None = None,
 ) -> TokenTable:
     entries = entry_bytes(tokenizer)
     special_ids = {tokenizer.special_id(s) for s in tokenizer.special_tokens}
@@ -312,7 +322,7 @@ def _token_table(
                 progress(min(done, total), total)
             done += SLICE
 
-        unreachable = unreachable_among(tokenizer, ids[todo].tolist(), between_slices)
+        unreachable = unreachable_among(tokenizer, ids[todo].tolist(), between_slices, status)
         reachable[np.isin(ids, np.asarray(unreachable, dtype=np.int64))] = False
         checkpoint(cancel)
         if progress:

@@ -152,6 +152,17 @@ def _merged(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
     return _merge_short(ids, n, ranks, table, limit)
 
 
+@njit(nogil=True)
+def merge_ids(ids, table, limit):  # type: ignore[no-untyped-def]
+    """``ids`` (one pre-token's, maybe partly merged) merged by rank in place; their new
+    count. A piece the Python merger finds too long to merge itself quickly (a token of
+    megabytes whose reach is asked)."""
+    n = ids.size
+    ranks = np.empty(max(n - 1, 1), np.int64)
+    _pair_ranks(ids, n, ranks, table, limit)
+    return _merged(ids, n, ranks, table, limit)
+
+
 @helper
 def _heap_push(heap, size, item):  # type: ignore[no-untyped-def]
     i = size
@@ -1061,5 +1072,6 @@ KERNELS = (
     spans,
     rehash_short,
     fill_short_tokens,
+    merge_ids,
 )
 cache_in_user_dir(*KERNELS)

@@ -219,6 +219,8 @@ def warm_up(module: ModuleType) -> None:
     sizes = np.ones(257, np.int64)
     sizes[256] = 2
     merger.spans(cp, (np.array([0]), np.array([2]), np.array([-1])), sizes)
+    ids = np.array([97, 98, 97], np.int64)
+    assert module.merge_ids(ids, rank.table, merger.limit) == 2
     bigger = merger.cache.grown(module, entries=True)
     assert bigger.entries == merger.cache.entries
     assert merger.short.made_room(module).entries == merger.short.entries

@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 CACHE_LIMIT = 500_000
 # Pre-tokens longer than this many bytes are merged with a heap instead of list scans.
 LONG_PIECE = 64
+# Pre-tokens of at least this many ids are merged by the compiled encoder's kernel when it is
+# loaded (a token of megabytes whose reach is asked: seconds a megabyte in Python).
+COMPILED_LONG = 4096
 # In a batch, pre-tokens longer than LONG_PIECE bytes and up to this many are merged in a
 # second batch of their own (a batch's rounds go on while any of its pre-tokens still merges,
 # so long ones would keep the short ones' rounds going); longer ones one by one.
@@ -569,7 +572,19 @@ class Merger:
     def _bpe_long(self, ids: list[int]) -> list[int]:
         """``_merge_ids`` for long pre-tokens (a run of 100,000 spaces) in O(n log n): a linked
         list of tokens and a heap of (rank, position) with stale entries skipped on the way
-        out."""
+        out; the compiled kernel's, the same, when it is loaded and the piece is very long."""
+        if len(ids) >= COMPILED_LONG:
+            from . import kernel_start
+
+            kernels = kernel_start.kernels()  # subtle: never loads them (a GUI thread may ask)
+            if kernels is not None:
+                import numpy as np
+
+                table = self._compiled_ranks(kernels).table
+                limit = self._compiled_limit()
+                work = np.array(ids, np.int64)
+                n = kernels.merge_ids(work, table, NO_MERGE if limit is None else limit << 32)
+                return work[:n].tolist()
         get = self._ranks.get
         n = len(ids)
         nxt = list(range(1, n + 1))
