@@ -170,6 +170,21 @@ def test_bad_input_names_the_value(loaded, files):
         open_tokenizer(files["unigram"], special_tokens=["<nope>"])
 
 
+def test_a_batchs_error_names_the_text_it_came_from(loaded):
+    tok = loaded["sentencepiece_bpe"]
+    with pytest.raises(TypeError, match=r"not bytes.*\(text 3 of 3 in the batch\)$"):
+        tok.encode_batch(["a", "b", b"c"])
+    with pytest.raises(ValueError, match=r"'</s>'.*\(text 2 of 2 in the batch\)$"):
+        tok.encode_batch(["a", "b</s>"], allowed_special=set())
+    with pytest.raises(TypeError, match=r"not the str 'nope'") as caught:
+        tok.encode_batch(["a"], allowed_special="nope")  # every text's: none named
+    assert "batch" not in str(caught.value)
+    with pytest.raises(
+        ValueError, match=r"unknown token id 1000000\b.*\(ids list 2 of 2 in the batch\)$"
+    ):
+        tok.decode_batch([[1], [1_000_000]])
+
+
 @pytest.mark.parametrize("name", list(KINDS))
 def test_numpy_integers_are_ids_as_tokenizer_takes_them(files, loaded, name):
     """An audit: list(tok.encode_array(text)) decoded by a WordPiece, Unigram or byte-fallback

@@ -11,6 +11,7 @@ tiktoken_ext publishes (``reference_encoder.published``); Hugging Face ``tokeniz
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 import tiktoken
@@ -267,6 +268,42 @@ def test_a_batch_stays_in_this_thread_where_threads_cannot_gain(tok):
     assert batches.batch_threads(tok._encoder, pieces, 8) == 1  # threads would take turns
     custom = Tokenizer(tok.vocab, tok.merges, tok.special_tokens, pattern=r"\S+|\s+")
     assert batches.batch_threads(custom._encoder, docs, 8) == 1  # no scanner: Python path
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_a_batchs_error_names_the_text_it_came_from(tok, threads):
+    from bpe_studio.core.encode import batches
+
+    tok.prepare_bulk()
+    docs = [doc.replace(EOT, "") for doc in _documents()]
+    n = len(docs) + 1
+    assert (batches.batch_threads(tok._encoder, docs, threads) > 1) == (threads > 1)
+    with pytest.raises(
+        ValueError, match=rf"special token not allowed.*\(text 7 of {n} in the batch\)$"
+    ):
+        tok.encode_batch([*docs[:6], EOT, *docs[6:]], allowed_special=set(), num_threads=threads)
+    with pytest.raises(TypeError, match=rf"not bytes.*\(text 6 of {n} in the batch\)$"):
+        tok.encode_batch([*docs[:5], b"bytes", *docs[5:]], num_threads=threads)
+    # A keyword wrong for every text names none.
+    with pytest.raises(TypeError, match=r"not the str 'nope'") as caught:
+        tok.encode_batch(docs, allowed_special="nope", num_threads=threads)
+    assert "batch" not in str(caught.value)
+
+
+def test_decode_batchs_error_names_the_ids_it_came_from(tok):
+    with pytest.raises(
+        ValueError, match=r"unknown token id 999999\b.*\(ids list 3 of 3 in the batch\)$"
+    ):
+        tok.decode_batch([[1], [2], [999_999]])
+    with pytest.raises(ValueError, match=r"\(ids list 2 in the batch\)$"):
+        tok.decode_batch(iter([[1], [-1]]))  # (its length not known)
+    cut = tok.encode("é")[0]
+    assert tok.decode_single_token_bytes(cut) == "é".encode()  # one token, two bytes
+    half = [i for i, t in tok.vocab.items() if t == b"\xc3"][0]
+    with pytest.raises(UnicodeDecodeError) as caught:
+        tok.decode_batch([[cut], [half]], errors="strict")
+    if sys.version_info >= (3, 11):
+        assert caught.value.__notes__ == ["ids list 2 of 2 in the batch"]
 
 
 def test_a_threaded_batch_raises_the_first_failing_texts_error(tok):

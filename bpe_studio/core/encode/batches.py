@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, TypeVar
 
+from .interface import each_named, in_batch
 from .merging.compiled import PROCESSORS
 
 if TYPE_CHECKING:
@@ -51,11 +52,17 @@ def batch_threads(encoder: Encoder, texts: Sequence[object], num_threads: int | 
 
 def on_threads(encode: Callable[[str], T], texts: Sequence[str], threads: int) -> list[T]:
     """``[encode(t) for t in texts]`` on ``threads`` threads; the first text's error that
-    fails is raised, and texts not started yet are dropped."""
+    fails is raised, saying which text it is (``interface.in_batch``), and texts not started
+    yet are dropped."""
     if threads <= 1:
-        return [encode(t) for t in texts]
+        return each_named(encode, texts, "text")
     pool = ThreadPoolExecutor(threads, thread_name_prefix="bpe-studio-batch")
+    out: list[T] = []
     try:
-        return list(pool.map(encode, texts))
+        # (results come in order: the first error met is the first failing text's)
+        out.extend(pool.map(encode, texts))
+    except Exception as error:
+        raise in_batch(error, len(out), len(texts), "text") from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+    return out

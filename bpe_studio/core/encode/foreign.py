@@ -64,6 +64,7 @@ from .interface import (
     check_batch,
     check_text,
     check_threads,
+    each_named,
     end_of_text,
     known_id,
     single_token,
@@ -523,12 +524,16 @@ class ForeignTokenizer:
         """``encode`` of each text with the same keywords (``tokenizers``' own batch, on its
         threads; ``num_threads`` is taken for tiktoken's signature and not used)."""
         texts = check_batch(texts, "encode_batch", num_threads)
-        for text in texts:
-            check_text(text, "encode_batch")
         ours = self.special_tokens
-        allowed = None
-        for text in texts:
-            allowed = tiktoken_allowed(ours, text, allowed_special, disallowed_special)
+        # The keywords checked first, so that an error in them names no text; the allowed
+        # set depends on them alone.
+        allowed = tiktoken_allowed(ours, "", allowed_special, disallowed_special)
+
+        def check(text: str) -> None:
+            check_text(text, "encode_batch")
+            tiktoken_allowed(ours, text, allowed_special, disallowed_special)
+
+        each_named(check, texts, "text")
         backend = self._backend_for(allowed, texts)
         with panics_as_errors(self._named, "encoding"):
             try:
@@ -674,7 +679,7 @@ class ForeignTokenizer:
     ) -> list[str]:
         """``decode`` of each list of ids (``num_threads`` as for ``encode_batch``)."""
         check_threads(num_threads, "decode_batch")
-        return [self.decode(ids, errors) for ids in batch]
+        return each_named(lambda ids: self.decode(ids, errors), batch, "ids list")
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """What one token stands for (``vocab``: ``▁the`` as b" the", ``<0xE4>`` as

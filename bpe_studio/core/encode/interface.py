@@ -17,10 +17,10 @@ What cannot apply to a kind raises ValueError saying why: ``truncated(k)`` and
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Sized
 from collections.abc import Set as AbstractSet
 from numbers import Integral
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from ..train.vocab import missing_id
 
@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
     from ..formats.hf.template import Template
     from .token_spans import TokenSpan
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 # The spellings of the end-of-text token, most common first: tiktoken's and GPT-2's, Llama 3's,
 # SentencePiece's (Llama 2, Mistral, T5), Gemma's, DeepSeek's.
@@ -132,6 +135,34 @@ def check_batch(texts: Iterable[str], where: str, num_threads: object) -> list[s
         raise TypeError(f"{where} takes a list of texts, not one {type(texts).__name__}")
     check_threads(num_threads, where)
     return texts if isinstance(texts, list) else list(texts)
+
+
+def in_batch(error: Exception, k: int, count: int | None, what: str) -> Exception:
+    """``error``, raised for the item ``k`` (from 0) of a batch of ``count`` (None: not
+    known), saying which (``what``: "text", "ids list"): in its message for a plain ValueError
+    or TypeError, else (a subclass may take other arguments, and keeps its type) in a note
+    its traceback shows (from Python 3.11)."""
+    where = f"{what} {k + 1:,}" + (f" of {count:,}" if count is not None else "") + " in the batch"
+    args = error.args
+    if type(error) in (ValueError, TypeError) and len(args) == 1 and isinstance(args[0], str):
+        return type(error)(f"{args[0]} ({where})").with_traceback(error.__traceback__)
+    add_note = getattr(error, "add_note", None)  # (Python 3.11 and later)
+    if add_note is not None:
+        add_note(where)
+    return error
+
+
+def each_named(call: Callable[[T], R], items: Iterable[T], what: str) -> list[R]:
+    """``[call(item) for item in items]``, an error saying which item raised it
+    (:func:`in_batch`)."""
+    count = len(items) if isinstance(items, Sized) else None
+    out: list[R] = []
+    try:
+        for item in items:
+            out.append(call(item))
+    except Exception as error:
+        raise in_batch(error, len(out), count, what) from None
+    return out
 
 
 def check_threads(num_threads: object, where: str) -> None:

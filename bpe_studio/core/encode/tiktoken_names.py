@@ -20,8 +20,9 @@ from collections.abc import Collection, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Literal
 
+from ..pretokenization.specials import tiktoken_allowed
 from .batches import batch_threads, on_threads
-from .interface import check_batch, check_threads
+from .interface import check_batch, check_threads, each_named
 
 if TYPE_CHECKING:
     from .encoder import Encoder
@@ -85,6 +86,8 @@ class TiktokenNames:
         (None: 8, tiktoken's default) where the texts take the compiled path and are long
         enough to gain from them, else in this thread (``batches.batch_threads``)."""
         texts = check_batch(texts, "encode_batch", num_threads)
+        # The keywords checked first, so that an error in them names no text.
+        tiktoken_allowed(self.special_tokens, "", allowed_special, disallowed_special)
 
         def one(text: str) -> list[int]:
             return self.encode(
@@ -115,7 +118,7 @@ class TiktokenNames:
         """``decode`` of each list of ids (tiktoken's ``decode_batch``; ``num_threads`` as
         for ``encode_batch``)."""
         check_threads(num_threads, "decode_batch")
-        return [self.decode(ids, errors) for ids in batch]
+        return each_named(lambda ids: self.decode(ids, errors), batch, "ids list")
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token (tiktoken's ``decode_single_token_bytes``; an unknown id
