@@ -1097,3 +1097,53 @@ def test_every_group_of_the_report_chart_is_named(qtbot, window, tmp_path):
             head, _, tail = name.partition("…")
             assert sample.startswith(head) and sample.endswith(tail), (name, sample)
         assert "…" in drawn[-1] and drawn[:-1] == list(report_of.samples[:-1])
+
+
+def test_unique_labels_never_give_a_label_already_there():
+    from bpe_studio.gui.views.report import _unique_labels
+
+    assert _unique_labels(["a", "a", "a"]) == ["a", "a (2)", "a (3)"]
+    # A folder copied beside its original is "a (2)" already: the repeat skips that number.
+    assert _unique_labels(["GPT-2", "a", "a", "a (2)"]) == ["GPT-2", "a", "a (3)", "a (2)"]
+    assert _unique_labels(["a (2)", "a", "a"]) == ["a (2)", "a", "a (3)"]
+
+
+def test_a_copy_named_as_a_repeat_would_be_gets_its_column(qtbot, window, tmp_path):
+    """The Compare/Report audit: a file in two slots beside its copy in a folder named
+    "tok (2)" failed the whole Report ("Tokenizer names must be distinct"), and the report of
+    the choices before stayed on screen, exportable, under the new pickers."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab[256] = b"an"
+    Tokenizer(vocab, [(b"a", b"n")]).save(tmp_path / "tok")
+    Tokenizer(vocab, [(b"a", b"n")]).save(tmp_path / "tok (2)")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a small corpus\n", encoding="utf-8")
+    report = window.report
+    first = _report(qtbot, window, corpus)
+    assert report.csv_button.isEnabled() and len(first.tokenizers) == 2
+    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
+        for slot, folder in ((1, "tok"), (2, "tok"), (3, "tok (2)")):
+            report.choices[slot].add_file(tmp_path / folder / "vocab.json")
+    assert blocker.args[0].tokenizers == ("GPT-2", "tok", "tok (3)", "tok (2)")
+    assert report.csv_button.isEnabled() and report.table.columnCount() == 4
+
+
+def test_a_report_that_fails_leaves_no_report_of_other_choices(
+    qtbot, window, tmp_path, monkeypatch
+):
+    from bpe_studio.gui.views import report as report_module
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a small corpus\n", encoding="utf-8")
+    report = window.report
+    _report(qtbot, window, corpus)
+    assert report.csv_button.isEnabled() and report.table.columnCount() == 2
+
+    def fails(*args, **kwargs):
+        raise ValueError("the report's own failure")
+
+    monkeypatch.setattr(report_module, "compute_report", fails)
+    report.choices[2].pick(preset_key("o200k_base"))
+    qtbot.waitUntil(lambda: "report's own failure" in report.status.text(), timeout=120_000)
+    assert report.report is None and report.table.columnCount() == 0
+    assert not report.csv_button.isEnabled() and not report.png_button.isEnabled()

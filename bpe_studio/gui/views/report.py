@@ -64,12 +64,22 @@ LEGEND_TOP = 4  # pixels between the chart's top and its legend
 
 
 def _unique_labels(labels: list[str]) -> list[str]:
-    """The labels, a repeated one numbered: the report's columns must be distinct."""
-    seen: dict[str, int] = {}
+    """The labels, a repeated one numbered: the report's columns must be distinct. A number
+    is skipped where it would give a label already there ("hf (2)" beside "hf" twice: a
+    folder copied next to its original)."""
+    taken = set(labels)
+    seen: set[str] = set()
     out = []
     for label in labels:
-        seen[label] = seen.get(label, 0) + 1
-        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+        name, k = label, 1
+        while name in seen:
+            k += 1
+            name = f"{label} ({k})"
+            while name in taken and name != label:
+                k += 1
+                name = f"{label} ({k})"
+        seen.add(name)
+        out.append(name)
     return out
 
 
@@ -324,8 +334,9 @@ class ReportView(LazyPage):
     @Slot(str)
     def _on_failed(self, message: str) -> None:
         super()._on_failed(message)
-        if self.report is None:  # nothing to show instead: the chart says why
-            self._show_empty(self.status.text())
+        # subtle: a report kept on screen was of the choices before, which the pickers no
+        # longer show: kept (and exportable), it would pass for theirs. The chart says why.
+        self._clear(self.status.text())
 
     def _result_outdated(self) -> None:
         # Its numbers are of a file's older version, under the name the new one has: not
