@@ -169,3 +169,34 @@ def test_a_bad_file_is_named_as_the_user_named_it(tmp_path, monkeypatch):
         with pytest.raises(CorpusError) as info:
             count_file(given, workers=1)
         assert str(info.value).startswith("bad.txt: not valid UTF-8 at byte offset 10")
+
+
+def test_a_plain_jsonl_file_in_ranges_reads_no_line_counts_but_an_errors(tmp_path, monkeypatch):
+    """The records audit: each record of a byte range after the first counted its line from
+    the file's start, reading the file up to the range again: 13 MB of JSON Lines trained in
+    60 s (0.8 s as plain text). A line is counted only for an error, and names it rightly."""
+    from bpe_studio.core.corpus import counting
+    from bpe_studio.core.corpus import tasks as corpus_tasks
+
+    texts = docs()
+    data = jsonl(texts)
+    path = tmp_path / "d.jsonl"
+    path.write_bytes(data)
+    monkeypatch.setattr(counting, "IN_PROCESS_CHUNK", len(data) // 8)
+    counted = []
+    line_of = corpus_tasks._line_of
+
+    def spy(file, offset):
+        counted.append(offset)
+        return line_of(file, offset)
+
+    monkeypatch.setattr(corpus_tasks, "_line_of", spy)
+    assert count_file(path, [EOT], workers=1) == expected(texts)
+    assert counted == []
+    lines = data.splitlines(keepends=True)
+    bad = len(lines) - 3  # in the last range
+    lines[bad] = b'{"text": 7}\n'
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(CorpusError, match=rf"d\.jsonl: line {bad + 1}: field 'text' is an int"):
+        count_file(path, [EOT], workers=1)
+    assert len(counted) == 1 and counted[0] > len(data) // 2

@@ -50,9 +50,22 @@ class Place:
     readers set numbers only, per record: the words are made when an error asks."""
 
     def __init__(self) -> None:
-        self.line = 0  # a JSON Lines record's line (from 1), or 0
+        # A JSON Lines record's line: ``line_of(index)``, worked out when asked (a byte
+        # range's first line is counted from the file's start: per record, that was the
+        # whole file read again for each).
+        self._line_of: Callable[[int], int] | None = None
+        self._index = 0
         self.group: tuple[int, int, int] | None = None  # a row group: its number, of, rows before
         self.row = 0  # the row in it (from 1)
+
+    def at_line(self, line_of: Callable[[int], int], index: int) -> None:
+        """The record read last is on line ``line_of(index)`` of its file."""
+        self._line_of, self._index = line_of, index
+
+    @property
+    def line(self) -> int:
+        """The line (from 1) of the JSON Lines record read last, or 0."""
+        return 0 if self._line_of is None else self._line_of(self._index)
 
     @property
     def now(self) -> str:
@@ -109,7 +122,7 @@ def jsonl_documents(
         if not isinstance(text, str):
             raise CorpusError(f"{name}: line {line_of(i)}: {_field_problem(field, record)}")
         if place is not None:
-            place.line = line_of(i)
+            place.at_line(line_of, i)
         yield text
 
 

@@ -22,7 +22,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 
 from ..io.interrupts import checked, held_interrupts, raise_dropped, results
 from ..io.worker_pool import WorkerPool
@@ -197,8 +197,10 @@ class _ByteRange:
 
 
 def _line_from(path: str, start: int) -> Callable[[int], int]:
-    """Line numbers in ``path`` of the lines of a range starting at byte ``start``."""
-    return lambda i: _line_of(path, start) + i
+    """Line numbers in ``path`` of the lines of a range starting at byte ``start`` (its
+    first line's counted once, when first asked: an error's)."""
+    first = cache(lambda: _line_of(path, start))
+    return lambda i: first() + i
 
 
 def _count_stream(
