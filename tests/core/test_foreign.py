@@ -79,6 +79,52 @@ def test_ids_and_decoding_equal_tokenizers(files, loaded, name, slice_name):
     assert [s.id for s in spans] == expected
 
 
+class _CallsSeen:
+    """A backend that notes which of its encoding calls are made."""
+
+    def __init__(self, real: tokenizers.Tokenizer) -> None:
+        self.real, self.calls = real, []
+
+    def __getattr__(self, name: str):
+        found = getattr(self.real, name)
+        if name not in ("encode", "encode_batch"):
+            return found
+
+        def call(*args, **kwargs):
+            self.calls.append(name)
+            return found(*args, **kwargs)
+
+        return call
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_a_long_text_goes_through_the_call_that_lets_go_of_pythons_lock(
+    files, loaded, name, monkeypatch
+):
+    """The Compare/Report audit: a megabyte encoded by a WordPiece file in a view's
+    background thread held the window's thread for a second: ``tokenizers``' one-text encode
+    holds Python's lock throughout, its batch call lets go of it. The ids and offsets are
+    those of the one-text call."""
+    from bpe_studio.core.encode.foreign import LOCK_FREE_CHARS
+
+    tok = loaded[name]
+    oracle = tokenizers.Tokenizer.from_file(str(files[name]))
+    seen = _CallsSeen(tok._backend)
+    monkeypatch.setattr(tok, "_backend", seen)
+    text = read_fixture(SLICES["mixed_web"])[: 2 * LOCK_FREE_CHARS]
+    expected = oracle.encode(text, add_special_tokens=False)
+    assert tok.encode(text) == expected.ids
+    spans = tok.spans(text)
+    assert [(s.start, s.end) for s in spans if not s.partial] == [
+        o for o, s in zip(expected.offsets, spans) if not s.partial
+    ]
+    assert (
+        tok.encode(text[: LOCK_FREE_CHARS - 1])
+        == oracle.encode(text[: LOCK_FREE_CHARS - 1], add_special_tokens=False).ids
+    )
+    assert seen.calls == ["encode_batch", "encode_batch", "encode"]
+
+
 def test_wordpiece_spans_hold_their_tokens(loaded):
     # Each token but [UNK] is its span's characters, lowercased (BertNormalizer), with the
     # "##" of a word's continuation.

@@ -78,6 +78,10 @@ if TYPE_CHECKING:
     from numpy.typing import DTypeLike
 
 METASPACE = "\u2581"  # SentencePiece's "▁", which stands for a space
+# Texts of this many characters or more go through tokenizers' batch call, which lets go of
+# Python's lock while it encodes; its one-text call holds it throughout (a megabyte held a
+# window's thread for a second while a view encoded it in the background).
+LOCK_FREE_CHARS = 1 << 14
 
 
 def _token_bytes(token: str, spaces: bool, byte_fallback: bool, byte_level: bool) -> bytes:
@@ -92,6 +96,15 @@ def _token_bytes(token: str, spaces: bool, byte_fallback: bool, byte_level: bool
         except ValueError:
             pass  # an added token outside that alphabet: its text is its bytes
     return (token.replace(METASPACE, " ") if spaces else token).encode("utf-8")
+
+
+def _encoded(
+    backend: tokenizers.Tokenizer, text: str, add_special_tokens: bool
+) -> tokenizers.Encoding:
+    """``backend.encode(text)``, the same, without holding Python's lock for a long text."""
+    if len(text) >= LOCK_FREE_CHARS:
+        return backend.encode_batch([text], add_special_tokens=add_special_tokens)[0]
+    return backend.encode(text, add_special_tokens=add_special_tokens)
 
 
 def _refuse_empty_added(
@@ -443,7 +456,7 @@ class ForeignTokenizer:
             raise TypeError(f"encode: expected a str, got {type(text).__name__}")
         try:
             with panics_as_errors(self._named, "encoding"):
-                return self._backend.encode(text, add_special_tokens=False)
+                return _encoded(self._backend, text, False)
         except TypeError:
             # tokenizers refuses a str it cannot make UTF-8 of (surrogates): the callers
             # replace them as Tokenizer.encode does.
@@ -502,10 +515,9 @@ class ForeignTokenizer:
         backend = self._backend_for(allowed, [text])
         with panics_as_errors(self._named, "encoding"):
             try:
-                found = backend.encode(text, add_special_tokens=add_special_tokens)
+                found = _encoded(backend, text, add_special_tokens)
             except TypeError:  # surrogates (see _encoding)
-                fixed = replace_surrogates(text)
-                found = backend.encode(fixed, add_special_tokens=add_special_tokens)
+                found = _encoded(backend, replace_surrogates(text), add_special_tokens)
         return list(found.ids)
 
     def encode_ordinary(self, text: str) -> list[int]:
