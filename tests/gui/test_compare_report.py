@@ -1147,3 +1147,35 @@ def test_a_report_that_fails_leaves_no_report_of_other_choices(
     qtbot.waitUntil(lambda: "report's own failure" in report.status.text(), timeout=120_000)
     assert report.report is None and report.table.columnCount() == 0
     assert not report.csv_button.isEnabled() and not report.png_button.isEnabled()
+
+
+def test_a_long_tokenizer_name_leaves_every_legend_entry_on_the_chart(qtbot, window, tmp_path):
+    """The Compare/Report audit: a tokenizer saved in a folder of a 200-character name pushed
+    the legend's later entries past the chart's edge: their bars had no key, in the exported
+    PNG too. Each name is cut in the middle to its share of the width."""
+    import html
+
+    vocab = {i: bytes([i]) for i in range(256)}
+    folder = tmp_path / ("a_tokenizer_with_a_long_name_" * 7)
+    Tokenizer(vocab, []).save(folder)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a small corpus\n", encoding="utf-8")
+    report = window.report
+    _report(qtbot, window, corpus)
+    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
+        report.choices[2].add_file(folder / "vocab.json")
+    names = blocker.args[0].tokenizers
+    assert len(names) == 3 and len(names[2]) > 200
+    for width in (1280, 900):
+        window.resize(width, 800)
+        qtbot.waitUntil(
+            lambda: (
+                report.legend.sceneBoundingRect().right()
+                <= report.chart.getPlotItem().getViewBox().sceneBoundingRect().right()
+            ),
+            timeout=5_000,
+        )
+        shown = [html.unescape(label.text) for _, label in report.legend.items]
+        assert shown[:2] == list(names[:2])
+        head, cut, tail = shown[2].partition("…")
+        assert cut and names[2].startswith(head) and names[2].endswith(tail) and head and tail

@@ -61,6 +61,7 @@ WAITING_HINT = "The chart appears once the samples are encoded"
 DEFAULTS = (preset_key("gpt2"), preset_key("cl100k_base"), preset_key("o200k_base"), NONE)
 GROUP_WIDTH = 0.8  # of the unit between two samples' groups of bars
 LEGEND_TOP = 4  # pixels between the chart's top and its legend
+SWATCH_ROOM = 40  # pixels a legend entry takes beside its name: its swatch and spacing
 
 
 def _unique_labels(labels: list[str]) -> list[str]:
@@ -487,7 +488,6 @@ class ReportView(LazyPage):
             heights = np.array([c.bytes_per_token for _, c in found if c is not None])
             offset = (i - (n - 1) / 2) * width
             bars.setOpts(x=at + offset, height=heights, width=width * 0.92)
-            self.legend.addItem(bars, name)
             for x, h in zip((at + offset).tolist(), heights.tolist()):
                 value = pg.TextItem(f"{h:.2f}", color=value_colour, anchor=(0.5, 1.0))
                 value.setFont(self._value_font)
@@ -513,6 +513,29 @@ class ReportView(LazyPage):
         cut = Qt.TextElideMode.ElideMiddle
         names = [metrics.elidedText(s, cut, room) or "…" for s in samples]
         axis.setTicks([list(enumerate(names))])
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """The legend's entries, each tokenizer's name cut in the middle ("…") to its share of
+        the chart's width: a long folder's name pushed the entries after it past the chart's
+        edge, leaving their bars without a key, in the exported PNG too. (Entries are made
+        anew: a label's text set shorter keeps its column as wide as before.)"""
+        assert self.report is not None
+        names = self.report.tokenizers
+        self.legend.clear()
+        if not names:
+            return
+        width = self.chart.getPlotItem().getViewBox().width()
+        # (a swatch, and the legend's margins and spacing, beside each name)
+        room = max(int((width - 30) / len(names)) - SWATCH_ROOM, 24)
+        font = QFont(self.chart.font())
+        size = str(self.legend.opts["labelTextSize"])  # as pyqtgraph writes it: "9pt"
+        if size.endswith("pt"):
+            font.setPointSizeF(float(size.removesuffix("pt")))
+        metrics = QFontMetrics(font)
+        for bars, name in zip(self.bars, names):
+            shown = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, room) or "…"
+            self.legend.addItem(bars, html.escape(shown))
 
     def _fit_headroom(self, *_: object) -> None:
         """The value axis's top leaves the legend (over the chart's top) clear of the tallest
