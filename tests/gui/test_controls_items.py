@@ -252,6 +252,27 @@ def test_opening_a_new_corpus_clears_the_old_outcome(qtbot, window, tmp_path):
     assert panel.train_button.isEnabled()
 
 
+def test_a_saved_run_kept_on_screen_past_a_new_corpus_can_be_saved_again(
+    qtbot, window, tmp_path
+):
+    """The Compare/Report audit: a run saved once, then kept on screen when another corpus
+    was opened (nothing to lose, so not discarded), could not be saved again (in another
+    format, say): Save and every File > Save as entry were disabled."""
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    assert window.save_tokenizer(tmp_path / "gpt2", "gpt2")
+    window.ask = Questions(False)
+    other = tmp_path / "other.txt"
+    other.write_text("another corpus\n", encoding="utf-8")
+    assert window.open_corpus(other)
+    assert not window.ask.asked and window.state.result is result
+    assert window.panel.status.text() == "Ready to train on other.txt"
+    assert window.panel.save_button.isEnabled()
+    assert window.menus.save_action.isEnabled()
+    assert window.save_tokenizer(tmp_path / "hf", "hf")
+    saved = Tokenizer.from_hf(tmp_path / "hf" / "tokenizer.json")
+    assert saved.merges == result.merges
+
+
 def test_the_bar_is_busy_while_a_tokenizer_loads_after_a_run(qtbot, window):
     """A session audit: while the status line said "Loading o200k_base.tiktoken.gz…", the
     bar read the finished run's "100%"."""

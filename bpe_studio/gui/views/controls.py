@@ -416,7 +416,7 @@ class TrainingPanel(QWidget):
         self.pause_button.setEnabled(phase.training and not state.stopping)
         self.pause_button.setText("Resume" if phase is Phase.PAUSED else "Pause")
         self.stop_button.setEnabled(phase.training and not state.stopping)
-        self.save_button.setEnabled(saveable_merges(state) > 0 and not self.new_corpus)
+        self.save_button.setEnabled(saveable_merges(state) > 0)
         self._show_progress(state)
         self.status.setText(status_text(state, self.new_corpus))
 
