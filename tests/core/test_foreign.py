@@ -79,6 +79,35 @@ def test_ids_and_decoding_equal_tokenizers(files, loaded, name, slice_name):
     assert [s.id for s in spans] == expected
 
 
+def test_a_strict_decode_names_the_id_whose_bytes_are_no_text(loaded, files, tmp_path):
+    """The streams audit: ``Tokenizer.decode(..., errors="strict")`` names the id; a
+    byte-fallback file's said only Python's byte position."""
+    tok = loaded["sentencepiece_bpe"]  # its decoder drops the text's leading space too
+    e4 = tok.encode_single_token("<0xE4>")
+    ids = [*tok.encode("hello world"), e4]
+    last = len(ids) - 1
+    with pytest.raises(UnicodeDecodeError, match=rf"in the bytes of id {e4} \(ids\[{last}\]\)$"):
+        tok.decode(ids, errors="strict")
+    with pytest.raises(UnicodeDecodeError, match=r"\(ids list 2 of 2 in the batch\)$"):
+        tok.decode_batch([ids[:1], ids], errors="strict")
+    # The byte tokens listed as special tokens as well (what a trainer given them as special
+    # tokens writes) stand for their bytes all the same, as tokenizers' decoder makes them.
+    data = json.loads(files["sentencepiece_bpe"].read_text(encoding="utf-8"))
+    flags = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False}
+    for b in (0xE4, 0xB8, 0xAD):  # 中
+        token = f"<0x{b:02X}>"
+        data["added_tokens"].append({"id": tok.encode_single_token(token), "content": token,
+                                     **flags, "special": True})  # fmt: skip
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    listed = open_tokenizer(path)
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    zh = [listed.encode_single_token(f"<0x{b:02X}>") for b in (0xE4, 0xB8, 0xAD)]
+    assert listed.decode(zh) == oracle.decode(zh, skip_special_tokens=False) == "中"
+    assert [listed.decode_single_token_bytes(i) for i in zh] == [b"\xe4", b"\xb8", b"\xad"]
+    assert listed.decode_tokens_bytes(zh) == [listed.decode_bytes([i]) for i in zh]
+
+
 class _CallsSeen:
     """A backend that notes which of its encoding calls are made."""
 

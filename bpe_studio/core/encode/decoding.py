@@ -9,7 +9,7 @@ character offsets (``token_spans``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from numbers import Integral
 from typing import Any
@@ -174,11 +174,26 @@ def decode_text(
     try:
         return data.decode("utf-8", errors=errors)
     except UnicodeDecodeError as error:
-        ends = np.cumsum([len(vocab[int(i)]) for i in ids])
-        at = int(np.searchsorted(ends, error.start, side="right"))
-        where = f"id {int(ids[at])} (ids[{at}])" if at < len(ids) else "the last id"
-        reason = f"{error.reason}, in the bytes of {where}"
-        raise UnicodeDecodeError("utf-8", data, error.start, error.end, reason) from None
+        sizes = [len(vocab[int(i)]) for i in ids]
+        raise naming_the_id(error, data, ids, sizes) from None
+
+
+def naming_the_id(
+    error: UnicodeDecodeError,
+    data: bytes,
+    ids: Sequence[int] | np.ndarray,
+    sizes: Sequence[int],
+    skipped: int = 0,
+) -> UnicodeDecodeError:
+    """``error``, of decoding ``data`` (the bytes of ``ids``, ``sizes`` bytes each, in order,
+    but for the first ``skipped``: a decoder's leading space dropped), with a reason that
+    also names the id whose bytes were not valid UTF-8 and where it is among ``ids`` (the
+    codec names only a byte position)."""
+    ends = np.cumsum(sizes) - skipped
+    at = int(np.searchsorted(ends, error.start, side="right"))
+    where = f"id {int(ids[at])} (ids[{at}])" if at < len(ids) else "the last id"
+    reason = f"{error.reason}, in the bytes of {where}"
+    return UnicodeDecodeError("utf-8", data, error.start, error.end, reason)
 
 
 def _from_table(

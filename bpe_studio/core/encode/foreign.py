@@ -56,7 +56,7 @@ from ..pretokenization.specials import Specials, tiktoken_allowed, validate_spec
 from ..text.surrogates import original_offsets, replace_surrogates
 from ..train.vocab import missing_id
 from .backend_panics import panics_as_errors
-from .decoding import refuse_unordered
+from .decoding import naming_the_id, refuse_unordered
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder, falls_back_to_bytes
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
@@ -295,7 +295,10 @@ class ForeignTokenizer:
                 if shown is not None and shown != added.content:
                     vocab[idx] = _token_bytes(shown, spaces, fallback, byte_level)
         for special, idx in self._special_ids.items():
-            vocab[idx] = special.encode("utf-8")
+            # subtle: a byte-fallback token listed as special (a trainer given the <0xNN>
+            # tokens as special tokens) still stands for its byte: the decoder makes it one.
+            if not (fallback and BYTE_TOKEN.fullmatch(special)):
+                vocab[idx] = special.encode("utf-8")
         self._fallback_ids: frozenset[int] = frozenset(
             idx
             for token, idx in entries
@@ -679,8 +682,21 @@ class ForeignTokenizer:
         ("replace", the default, makes bytes that are no character U+FFFD; "strict" raises
         UnicodeDecodeError). Where the ids make whole characters this is ``tokenizers``'
         own ``decode``; its ByteFallback writes one U+FFFD per byte of a run that is not
-        valid UTF-8, where "replace" follows Python's rule, as ``Tokenizer.decode`` does."""
-        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+        valid UTF-8, where "replace" follows Python's rule, as ``Tokenizer.decode`` does.
+        Under "strict", the error names the id, as ``Tokenizer.decode``'s does, where the
+        tokens' own bytes make the text's, a leading space dropped or not (byte-level and
+        byte-fallback tokens do; WordPiece's spaces between words do not)."""
+        listed = self._check_ids(ids)
+        data = self._exact.decode_bytes(listed)
+        try:
+            return data.decode("utf-8", errors=errors)
+        except UnicodeDecodeError as error:
+            sizes = [len(self.vocab[i]) for i in listed]
+            joined = b"".join(self.vocab[i] for i in listed)
+            skipped = len(joined) - len(data)
+            if skipped < 0 or joined[skipped:] != data:
+                raise
+            raise naming_the_id(error, data, listed, sizes, skipped) from None
 
     def decode_batch(
         self,

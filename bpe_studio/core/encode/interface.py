@@ -140,12 +140,15 @@ def check_batch(texts: Iterable[str], where: str, num_threads: object) -> list[s
 def in_batch(error: Exception, k: int, count: int | None, what: str) -> Exception:
     """``error``, raised for the item ``k`` (from 0) of a batch of ``count`` (None: not
     known), saying which (``what``: "text", "ids list"): in its message for a plain ValueError
-    or TypeError, else (a subclass may take other arguments, and keeps its type) in a note
-    its traceback shows (from Python 3.11)."""
+    or TypeError and a codec's error (in its reason), else (a subclass may take other
+    arguments, and keeps its type) in a note its traceback shows (from Python 3.11)."""
     where = f"{what} {k + 1:,}" + (f" of {count:,}" if count is not None else "") + " in the batch"
     args = error.args
     if type(error) in (ValueError, TypeError) and len(args) == 1 and isinstance(args[0], str):
         return type(error)(f"{args[0]} ({where})").with_traceback(error.__traceback__)
+    if isinstance(error, (UnicodeDecodeError, UnicodeEncodeError)):
+        error.reason += f" ({where})"  # (decode's "strict": its message is made of it)
+        return error
     add_note = getattr(error, "add_note", None)  # (Python 3.11 and later)
     if add_note is not None:
         add_note(where)
