@@ -189,7 +189,14 @@ def test_a_missing_field_names_the_field_the_file_and_the_line(tmp_path, monkeyp
 
 def test_bad_records_name_the_line(tmp_path):
     cases = {
-        '{"text": 3}': "line 2: field 'text' is an int, not text",
+        '{"text": 3}': "line 2: field 'text' is an int (3), not text",
+        # The records audit: the value and the failed JSON are quoted, cut to 60 characters.
+        '{"text": ["' + "w" * 100 + '"]}': "line 2: field 'text' is a list ([\""
+        + "w" * 57
+        + "…), not",
+        '{"text": "ab", ,}': "line 2: not a JSON record (Expecting property name enclosed in "
+        'double quotes: line 1 column 16 (char 15)): {"text": "ab", ,}',
+        '{"text": "' + "y" * 200 + '", "x": tru}': ": …" + "y" * 22 + '", "x": tru}',
         '{"text": null}': "line 2: field 'text' is null, not text",
         "[1, 2]": "line 2: a JSON list, not a record",
         '{"text": "unterminated': "line 2: not a JSON record",
@@ -199,8 +206,10 @@ def test_bad_records_name_the_line(tmp_path):
     for bad, message in cases.items():
         path = tmp_path / "b.jsonl.gz"
         path.write_bytes(gzip.compress(('{"text": "fine"}\n' + bad + "\n").encode("utf-8")))
-        with pytest.raises(CorpusError, match="^" + str(path) + ": " + message.replace("[", r"\[")):
+        with pytest.raises(CorpusError) as caught:
             count_file(path)
+        said = str(caught.value)
+        assert said.startswith(f"{path}: line 2: ") and message in said, (said, message)
 
 
 def test_a_bad_json_line_is_described_as_one_line(tmp_path):
@@ -211,7 +220,8 @@ def test_a_bad_json_line_is_described_as_one_line(tmp_path):
     with pytest.raises(CorpusError) as info:
         count_file(path)
     assert str(info.value) == (
-        f"{path}: line 2: not a JSON record (Expecting ',' delimiter: line 1 column 13 (char 12))"
+        f"{path}: line 2: not a JSON record (Expecting ',' delimiter: line 1 column 13 "
+        '(char 12)): {"text": "a"'
     )
     parquet = tmp_path / "cut.parquet"
     pq.write_table(pa.table({"text": ["a b"] * 50}), parquet)

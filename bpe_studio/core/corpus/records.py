@@ -112,7 +112,9 @@ def jsonl_documents(
                 raise CorpusError(
                     f"{name}: line {line_of(i)}: not UTF-8 text (it holds NUL bytes: UTF-16?)"
                 ) from None
-            raise CorpusError(f"{name}: line {line_of(i)}: not a JSON record ({e})") from None
+            raise CorpusError(
+                f"{name}: line {line_of(i)}: not a JSON record ({e}): {_near(line, e)}"
+            ) from None
         if not isinstance(record, dict):
             raise CorpusError(
                 f"{name}: line {line_of(i)}: a JSON {type(record).__name__}, not a record "
@@ -131,8 +133,25 @@ def _field_problem(field: str, record: dict[str, Any]) -> str:
         return f"no field {field!r} (the record's fields: {_fields(record)})"
     value = record[field]
     name = type(value).__name__
-    what = "null" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
-    return f"field {field!r} is {what}, not text"
+    if value is None:
+        return f"field {field!r} is null, not text"
+    shown = _cut(json.dumps(value, ensure_ascii=False), _QUOTED)
+    return f"field {field!r} is {'an' if name[0] in 'aeiou' else 'a'} {name} ({shown}), not text"
+
+
+_QUOTED = 60  # characters of a record quoted in an error
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _near(line: bytes, error: ValueError) -> str:
+    """The part of a JSON line that failed to parse, around where the parser stopped."""
+    text = line.rstrip(b"\r\n").decode("utf-8", "replace")
+    at = getattr(error, "pos", None)
+    start = 0 if not isinstance(at, int) else max(at - _QUOTED // 2, 0)
+    return ("…" if start else "") + _cut(text[start:], _QUOTED)
 
 
 def _parquet_file(stream: BinaryIO) -> pq.ParquetFile:
