@@ -415,3 +415,15 @@ def test_a_chunk_longer_than_a_block_is_encoded_a_block_at_a_time(gpt2_tokenizer
     assert count == len(expected)
     assert first == expected[:1000] and last == expected[-1000:]
     assert peak < 3_000_000, f"peak traced memory {peak:,} bytes for a 4 MB chunk"
+
+
+@pytest.mark.parametrize("cut", [b"\xff", b"\xe4\xb8x"])
+def test_a_file_that_is_not_utf8_is_named_with_the_byte(gpt2_tokenizer, tmp_path, cut):
+    """The streams audit: the codec's "position 54467" is in the block it was decoding (the
+    bad byte was at 120,003) and named no file."""
+    head = ("héllo wörld " * 10_000).encode("utf-8")  # past the first block, and several reads
+    path = tmp_path / "bad.txt"
+    path.write_bytes(head + cut + b" more text")
+    with open(path, encoding="utf-8", newline="") as f:
+        with pytest.raises(UnicodeDecodeError, match=rf", at byte {len(head):,} of .*bad\.txt$"):
+            list(gpt2_tokenizer.encode_iterable(f))

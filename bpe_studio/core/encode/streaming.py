@@ -12,7 +12,7 @@ import bisect
 import io
 import itertools
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -271,6 +271,7 @@ def _blocks(source: Iterable[str]) -> Iterable[str]:
     read = getattr(source, "read", None)
     if not callable(read):
         return source
+    read = _naming_the_file(source, read)
     try:
         first = read(STREAM_BLOCK)
     except TypeError:
@@ -284,6 +285,37 @@ def _blocks(source: Iterable[str]) -> Iterable[str]:
             "(encoding='utf-8', newline='')"
         )
     return itertools.chain([first], iter(partial(read, STREAM_BLOCK), ""))
+
+
+def _naming_the_file(source: object, read: Callable[[int], str]) -> Callable[[int], str]:
+    """``read``, whose UnicodeDecodeError (a file that is not UTF-8) also says where in the
+    file and which file: the codec's position is in the block it was decoding."""
+
+    def reading(size: int) -> str:
+        try:
+            return read(size)
+        except UnicodeDecodeError as error:
+            raise _in_file(source, error) from None
+
+    return reading
+
+
+def _in_file(source: object, error: UnicodeDecodeError) -> UnicodeDecodeError:
+    name = getattr(source, "name", None)
+    where = f" of {name}" if isinstance(name, str) else ""
+    try:
+        # subtle: the decoder was given the block just read (and any bytes of a character
+        # the block before cut short), so the file's position is just past them.
+        offset = source.buffer.tell() - len(error.object) + error.start  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        offset = None
+    if offset is None or offset < 0:
+        if not where:
+            return error
+        reason = f"{error.reason}, in{where}"
+    else:
+        reason = f"{error.reason}, at byte {offset:,}{where}"
+    return UnicodeDecodeError(error.encoding, error.object, error.start, error.end, reason)
 
 
 class _Consumed:
