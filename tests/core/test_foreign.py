@@ -108,6 +108,24 @@ def test_a_strict_decode_names_the_id_whose_bytes_are_no_text(loaded, files, tmp
     assert listed.decode_tokens_bytes(zh) == [listed.decode_bytes([i]) for i in zh]
 
 
+def test_what_tokenizers_refuses_to_encode_is_a_value_error_naming_the_file(tmp_path):
+    """The editor audit: a WordPiece file whose unk_token is not in its vocabulary loads (as
+    tokenizers loads it); a text needing it failed with tokenizers' plain Exception, which
+    the app said as "Exception: WordPiece error: ..."."""
+    from tokenizers import models, pre_tokenizers
+
+    built = tokenizers.Tokenizer(models.WordPiece({"a": 0, "##b": 1}, unk_token="[UNK]"))
+    built.pre_tokenizer = pre_tokenizers.Whitespace()
+    path = tmp_path / "tokenizer.json"
+    built.save(str(path))
+    tok = open_tokenizer(path)
+    assert tok.encode("ab a") == [0, 1, 0]
+    said = rf"^{re.escape(str(path))}: tokenizers failed while encoding: WordPiece error: Missing"
+    for call in (tok.encode, tok.spans):
+        with pytest.raises(ValueError, match=said):
+            call("abc")
+
+
 class _CallsSeen:
     """A backend that notes which of its encoding calls are made."""
 

@@ -21,10 +21,16 @@ def is_panic(error: BaseException) -> bool:
 @contextmanager
 def panics_as_errors(name: str, doing: str) -> Iterator[None]:
     """Within it, a panic in ``tokenizers`` is a ValueError: "``name``: tokenizers failed
-    while ``doing`` (its own error: …)"."""
+    while ``doing`` (its own error: …)"; so is a plain Exception, how it refuses what a file
+    cannot do (a WordPiece file's unk_token missing from its vocabulary)."""
     try:
         yield
     except BaseException as error:
+        if type(error) is Exception:
+            # tokenizers' own refusals come as a plain Exception, told by the app as a bug's
+            # ("Exception: WordPiece error: Missing [UNK] token from the vocabulary", from a
+            # file whose unk_token is not in its vocabulary): the file's problem, said so.
+            raise ValueError(f"{name}: tokenizers failed while {doing}: {error}") from None
         if not is_panic(error):
             raise
         raise ValueError(
