@@ -1179,3 +1179,32 @@ def test_a_long_tokenizer_name_leaves_every_legend_entry_on_the_chart(qtbot, win
         assert shown[:2] == list(names[:2])
         head, cut, tail = shown[2].partition("…")
         assert cut and names[2].startswith(head) and names[2].endswith(tail) and head and tail
+
+
+def test_a_pane_picked_anew_says_whose_tokens_it_shows_until_its_own_come(
+    qtbot, compare_view, tmp_path
+):
+    """The Compare/Report audit: while a new pick computed, its pane's line kept the counts
+    of the tokenizer before under the new picker's name (that tokenizer's name, at the end,
+    cut to "…"). Its line says what is under way and whose tokens are shown; a pick that
+    fails puts the counts of the tokenizers shown back."""
+    from bpe_studio.gui.views.picker import ENCODE_LOCK
+
+    view = compare_view
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
+    _compare(qtbot, view, "some text to compare")
+    before = view.stats[0].text()
+    assert before.endswith("· GPT-2")
+    with ENCODE_LOCK:  # the job waits here: what the panes say meanwhile
+        view.choices[0].pick(preset_key("cl100k_base"))
+        qtbot.waitUntil(lambda: view.status.text().startswith("Tokenizing"), timeout=30_000)
+        said = "Tokenizing with GPT-4 (cl100k_base)… (GPT-2's until then)"
+        assert view.stats[0].text() == said
+        assert view.stats[1].text().endswith("· GPT-4o (o200k_base)")  # not picked anew
+    qtbot.waitUntil(lambda: view.stats[0].text().endswith("· GPT-4 (cl100k_base)"), timeout=60_000)
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text("{ not json", encoding="utf-8")
+    with qtbot.waitSignal(view.error, timeout=30_000):
+        view.choices[0].add_file(bad)
+    qtbot.waitUntil(lambda: view.stats[0].text().endswith("· GPT-4 (cl100k_base)"), timeout=30_000)

@@ -580,6 +580,13 @@ class CompareView(LazyPage):
         self._dirty = False
         text = self.text()
         self.status.setText(f"Tokenizing with {a.label} and {b.label}…")
+        shown = self.comparison
+        if shown is not None:
+            # A pane picked anew keeps the tokens of the one before until its own come: its
+            # line says whose they are, first (a long label at the end was cut to "…").
+            for stats, side, key, choice in zip(self.stats, (shown.a, shown.b), shown.keys, (a, b)):
+                if key != choice.key:
+                    stats.setText(f"Tokenizing with {choice.label}… ({side.label}'s until then)")
         self._submitting((a, b))
         picking = (self._picking(a), self._picking(b))
         self._job.submit(lambda is_stale: compare(text, a, b, is_stale, picking), throttle=throttle)
@@ -625,6 +632,14 @@ class CompareView(LazyPage):
         if announce:
             self.error.emit(self.failure[1], announce[0].what)
         self.compared.emit(comparison)
+
+    def _say_failed(self, message: str, announce: bool) -> None:
+        super()._say_failed(message, announce)
+        # The job that said "Tokenizing with …" over a pane's counts ended without a result:
+        # the counts shown are again of the tokenizers shown.
+        if self.comparison is not None:
+            for stats, side in zip(self.stats, (self.comparison.a, self.comparison.b)):
+                stats.setText(side.summary())
 
     @staticmethod
     def _show_notes(stats: QWidget, mark: QLabel, notes: tuple[str, ...]) -> None:
