@@ -405,3 +405,23 @@ def test_a_folder_that_refuses_new_files_is_said_of_the_file_saved(
     assert info.value.filename == os.fspath(tmp_path / first)
     assert str(info.value) == f"[Errno 1] Operation not permitted: '{tmp_path / first}'"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ranks_that_skip_a_number_say_where(tmp_path):
+    """The streams audit: a rank out of place on line 300 (or that line left blank) was
+    reported at line 464, whose token needed the one out of place, and nothing else."""
+    Tokenizer.preset("gpt2").truncated(1_000).save(tmp_path, format="tiktoken", name="t")
+    lines = (tmp_path / "t.tiktoken").read_bytes().split(b"\n")
+    assert lines[299].endswith(b" 299")  # line 300 holds rank 299
+    for bad, said in (
+        (
+            lines[299].replace(b" 299", b" 99999"),
+            "(line 299 holds 298, the next, line 300, 99,999)",
+        ),
+        (b"", "(line 299 holds 298, the next, line 301, 300)"),
+    ):
+        path = tmp_path / "bad.tiktoken"
+        path.write_bytes(b"\n".join([*lines[:299], bad, *lines[300:]]))
+        with pytest.raises(ValueError, match="cannot be built") as caught:
+            Tokenizer.from_tiktoken(path, pattern="gpt2")
+        assert str(caught.value).endswith(f"; no line holds rank 299 {said}")

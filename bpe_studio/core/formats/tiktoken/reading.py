@@ -94,11 +94,32 @@ def _derived(
         merges, merge_ids = shipped
     else:
         line_of_rank = {rank: line_of(linenos, i) for i, rank in enumerate(rank_list)}
-        merges = derive_merges(inverse, lambda r: f"{name}: line {line_of_rank[r]}")
+        try:
+            merges = derive_merges(inverse, lambda r: f"{name}: line {line_of_rank[r]}")
+        except ValueError as error:
+            raise ValueError(f"{error}{_skipped(rank_list, linenos)}") from None
         merge_ids = None
     usual = rank_list == list(range(len(rank_list)))
     rank_cache.store(sha256, (tokens, None if usual else rank_list, merges, merge_ids))
     return vocab, inverse, merges, merge_ids
+
+
+def _skipped(ranks: list[int], linenos: list[int] | None) -> str:
+    """Where ranks that skip a number went wrong, for the error of a token that cannot be
+    built (which names a later line, whose token needed the one out of place): the first
+    number no line holds, and the lines around where it would be."""
+    if ranks == list(range(len(ranks))):
+        return ""
+    held = set(ranks)
+    missing = next(r for r in range(len(ranks) + 1) if r not in held)
+    said = f"; no line holds rank {missing:,}"
+    if missing > 0:
+        before = ranks.index(missing - 1)
+        said += f" (line {line_of(linenos, before)} holds {missing - 1:,}"
+        if before + 1 < len(ranks):
+            said += f", the next, line {line_of(linenos, before + 1)}, {ranks[before + 1]:,}"
+        said += ")"
+    return said
 
 
 def read_tiktoken(
