@@ -545,3 +545,21 @@ def test_a_special_token_held_under_another_spelling_is_warned_of(
     )
     reader.add_special_tokens([EOT])
     assert reader.encode("a" + EOT + " the").ids == plain.encode("a" + EOT + " the")
+
+
+def test_an_entry_no_merge_makes_is_refused_naming_both_files_and_the_rule(tmp_path):
+    """The streams audit: the refusal said the tokens "do not look like special tokens
+    (<...> or [...])" of "<|a b|>", which does: the rule also wants no whitespace inside."""
+    vocab = {token_to_gpt2(bytes([b])): b for b in range(256)}
+    vocab[token_to_gpt2(b"ab")] = 256
+    vocab[token_to_gpt2(b"<|a b|>")] = 257
+    vocab_path, merges_path = tmp_path / "vocab.json", tmp_path / "merges.txt"
+    vocab_path.write_text(json.dumps(vocab), encoding="utf-8")
+    merges_path.write_text("#version: 0.2\na b\n", encoding="utf-8")
+    with pytest.raises(TokenizerFileError) as caught:
+        Tokenizer.from_files(vocab_path, merges_path)
+    said = str(caught.value)
+    assert said.startswith(f"{vocab_path}: 1 token(s) are made by no merge in {merges_path} ")
+    assert "(<...> or [...] with no whitespace inside)" in said and "(id 257)" in said
+    tok = Tokenizer.from_files(vocab_path, merges_path, special_tokens=["<|a b|>"])
+    assert tok.encode("ab<|a b|>") == [256, 257]

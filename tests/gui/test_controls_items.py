@@ -252,9 +252,7 @@ def test_opening_a_new_corpus_clears_the_old_outcome(qtbot, window, tmp_path):
     assert panel.train_button.isEnabled()
 
 
-def test_a_saved_run_kept_on_screen_past_a_new_corpus_can_be_saved_again(
-    qtbot, window, tmp_path
-):
+def test_a_saved_run_kept_on_screen_past_a_new_corpus_can_be_saved_again(qtbot, window, tmp_path):
     """The Compare/Report audit: a run saved once, then kept on screen when another corpus
     was opened (nothing to lose, so not discarded), could not be saved again (in another
     format, say): Save and every File > Save as entry were disabled."""

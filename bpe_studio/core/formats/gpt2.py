@@ -274,9 +274,10 @@ def infer_special_tokens(
         shown = ", ".join(f"{encode_token(tok)!r} (id {idx})" for idx, tok in strangers[:3])
         raise TokenizerFileError(
             f"{vocab_name}: {len(strangers):,} token(s) are made by no merge in {merges_name} "
-            f"and do not look like special tokens (<...> or [...]), e.g. {shown}: the merges "
-            "file is cut short or belongs to another vocabulary (special tokens of another "
-            "form must be named: special_tokens=[...], or --special-token)"
+            "and do not look like special tokens (<...> or [...] with no whitespace inside), "
+            f"e.g. {shown}: the merges file is cut short or belongs to another vocabulary "
+            "(special tokens of another form must be named: special_tokens=[...], or "
+            "--special-token)"
         )
     return found
 
