@@ -25,7 +25,7 @@ import copy
 import os
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
@@ -73,6 +73,19 @@ SAVED_FILES: dict[str, tuple[str, ...]] = {
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
 # After the core's "is a directory" for a folder opened as the corpus: what opens its files.
 _FOLDER_HINT = ": open the text files in it, or give Glob or URL… a pattern such as {}"
+
+
+def saved_notice(written: Sequence[Path]) -> str:
+    """What the status bar says of a save: the files' names, then their folder (a line cut
+    at its end by a narrow window kept a long folder and lost the names).
+
+    >>> saved_notice([Path("/a/b/vocab.json"), Path("/a/b/merges.txt")])
+    'Saved vocab.json and merges.txt in /a/b'
+    """
+    folders = {p.parent for p in written}
+    if len(folders) != 1:
+        return f"Saved {' and '.join(map(str, written))}"
+    return f"Saved {' and '.join(p.name for p in written)} in {folders.pop()}"
 
 
 class Controller(QObject):
@@ -408,7 +421,7 @@ class Controller(QObject):
             )
             return False
         self.hub.mark_saved(n)
-        self.hub.set_notice(f"Saved {' and '.join(str(p) for p in written)}", saved=True)
+        self.hub.set_notice(saved_notice(written), saved=True)
         return True
 
     def load(
