@@ -535,7 +535,7 @@ class ReportView(LazyPage):
         metrics = QFontMetrics(font)
         for bars, name in zip(self.bars, names):
             shown = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, room) or "…"
-            self.legend.addItem(bars, html.escape(shown))
+            self.legend.addItem(bars, html.escape(shown, quote=False))
 
     def _fit_headroom(self, *_: object) -> None:
         """The value axis's top leaves the legend (over the chart's top) clear of the tallest
