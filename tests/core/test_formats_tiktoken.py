@@ -26,6 +26,7 @@ from reference_encoder import (
 )
 from text_strategies import HYPO
 
+from bpe_studio.core import Tokenizer
 from bpe_studio.core.formats import (
     PATTERNS,
     TokenizerData,
@@ -433,3 +434,29 @@ def test_openai_rank_files_leave_no_note(tmp_path, name):
     path = tmp_path / f"{name}.tiktoken"
     path.write_bytes(gzip.decompress((RESOURCES / f"{name}.tiktoken.gz").read_bytes()))
     assert read_tiktoken(path).notes == ()
+
+
+def test_long_tokens_split_by_the_heap_as_by_the_slow_way(monkeypatch):
+    """The re-audit: splitting a token scanned every pair after each join, so a rank file (or
+    a save as tiktoken) of a run's 64 KB token took minutes; past ``SCAN_MAX`` bytes a heap
+    splits it. Every token of cl100k's first 30,000 ranks through the heap gives the slow
+    way's merges."""
+    from bpe_studio.core.formats.tiktoken import merges as merges_module
+
+    case = _cached("cl100k_base")
+    ranks = {tok: rank for tok, rank in case.ranks.items() if rank < 30_000}
+    monkeypatch.setattr(merges_module, "SCAN_MAX", 2)
+    assert merges_module.derive_merges(ranks) == _derive_here(ranks)
+
+
+def test_a_rank_file_of_a_runs_long_tokens_loads_and_encodes_as_tiktoken(tmp_path):
+    ranks = {bytes([b]): b for b in range(256)}
+    token = b"a"
+    for _ in range(16):  # up to 64 KB of "a", as a run on one letter makes
+        token += token
+        ranks[token] = len(ranks)
+    _write_ranks(tmp_path / "run.tiktoken", ranks)
+    tok = Tokenizer.from_tiktoken(tmp_path / "run.tiktoken", pattern="gpt2")
+    enc = tiktoken.Encoding("run", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={})
+    text = "a" * (len(token) + 3) + " aaa"
+    assert tok.encode(text) == enc.encode(text)

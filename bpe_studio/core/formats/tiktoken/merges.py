@@ -11,12 +11,19 @@ end in two parts that way is one this module refuses.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Mapping
+
+# Tokens longer than this are split with a heap (O(n log n)) rather than by scans of every
+# pair after each join (O(n^2) joins of bytes: a run's token of 64 KB took minutes).
+SCAN_MAX = 64
 
 
 def _split_point(token: bytes, rank: int, ranks: Mapping[bytes, int]) -> int:
     """BPE over ``token``'s bytes joining only pairs ranked below ``rank``, until two parts
     remain: the length of the left one, or 0 if it gets stuck at three or more parts."""
+    if len(token) > SCAN_MAX:
+        return _split_point_long(token, rank, ranks)
     parts = [token[i : i + 1] for i in range(len(token))]
     get = ranks.get
     while len(parts) > 2:
@@ -30,6 +37,36 @@ def _split_point(token: bytes, rank: int, ranks: Mapping[bytes, int]) -> int:
             return 0
         parts[at : at + 2] = [parts[at] + parts[at + 1]]
     return len(parts[0])
+
+
+def _split_point_long(token: bytes, rank: int, ranks: Mapping[bytes, int]) -> int:
+    """:func:`_split_point` with a heap of (rank, start) over the parts, each part known by
+    where it starts (``end[start]``, -1 once joined into the part before), stale entries
+    skipped on the way out; the leftmost of equal ranks first, as the scans take it."""
+    n, get = len(token), ranks.get
+    end = list(range(1, n + 1))
+    prev = list(range(-1, n - 1))
+    heap = []
+    for s in range(n - 1):
+        r = get(token[s : s + 2])
+        if r is not None and r < rank:
+            heap.append((r, s, s + 1, s + 2))
+    heapq.heapify(heap)
+    parts = n
+    while parts > 2 and heap:
+        _, s, m, e = heapq.heappop(heap)
+        if end[s] != m or m >= n or end[m] != e:
+            continue  # stale: a part it joins has been joined otherwise since
+        end[s], end[m] = e, -1
+        if e < n:
+            prev[e] = s
+        parts -= 1
+        p = prev[s]
+        if p >= 0 and (r := get(token[p:e])) is not None and r < rank:
+            heapq.heappush(heap, (r, p, s, e))
+        if e < n and (r := get(token[s : end[e]])) is not None and r < rank:
+            heapq.heappush(heap, (r, s, e, end[e]))
+    return end[0] if parts == 2 else 0
 
 
 def derive_merges(
