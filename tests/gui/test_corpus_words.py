@@ -99,3 +99,18 @@ def test_reaching_a_cluster_says_so(qtbot, window):
     assert window.panel.status.text().startswith("Connecting to the Dask scheduler")
     hub.state.phase = Phase.IDLE
     hub.updated.emit()
+
+
+def test_the_pre_tokenizers_first_compile_is_said_until_text_is_counted():
+    """The first-run audit: while the pre-tokenizer compiled (about 10 s), the window said
+    "Pre-tokenizing… · 9.2 s elapsed", the bar at 0%; the command line says the compile."""
+    from bpe_studio.core.pretokenization.scan_load import COMPILING
+
+    state = RunState(corpus=Path("books.txt"), phase=Phase.PRE_TOKENIZING, elapsed=9.0)
+    state.counting_on = COMPILING
+    said = "Compiling the pre-tokenizer (first run only)… · "
+    for total in (0, 37_943_669):  # the size not known yet, or known
+        state.bytes_total = total
+        assert status_text(state).startswith(said)
+    state.bytes_done = 1 << 20  # counting has begun: the compile is over
+    assert status_text(state).startswith("Pre-tokenizing: ")

@@ -118,6 +118,12 @@ def _running_text(state: RunState, phase: Phase) -> str:
         cluster = state.settings.cluster if state.settings is not None else None
         if cluster and state.counting_on is None:  # the cluster is not counting yet
             return f"{head}{cluster_start_text(cluster)} · {_times(state)}"
+        said = state.counting_on or ""
+        if said.startswith("compiling ") and state.bytes_done <= 0:
+            # The pre-tokenizer's first compile (the core's word for it), before any text is
+            # counted: first, where a narrow window's line keeps it ("Pre-tokenizing… · 9 s"
+            # said nothing of why nothing moved).
+            return f"{head}{said[0].upper()}{said[1:]}… · {_times(state)}"
         if state.bytes_total <= 0:  # the size is not known yet
             return f"{head}Pre-tokenizing… · {_times(state)}"
         if state.bytes_done >= state.bytes_total:
