@@ -35,7 +35,7 @@ from ..core.io.atomic import new_files_only
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
 from ..core.pretokenization.specials import looks_special
-from ..core.text.display import plural
+from ..core.text.display import cut_repr, plural
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
@@ -261,7 +261,8 @@ def refuse_gpt2_misreading(tok: Tokenizer, source: str) -> None:
         idx, token = wrong.unreadable[0]
         more = f" and {len(wrong.unreadable) - 1} more" if len(wrong.unreadable) > 1 else ""
         why.append(
-            f"{token!r} (id {idx}){more} is made by no merge and not written like <...> or "
+            f"{cut_repr(token)} (id {idx}){more} is made by no merge and not written like "
+            "<...> or "
             "[...], so loading them fails (and --special-token would make it special)"
         )
     if not why:

@@ -563,3 +563,18 @@ def test_an_entry_no_merge_makes_is_refused_naming_both_files_and_the_rule(tmp_p
     assert "(<...> or [...] with no whitespace inside)" in said and "(id 257)" in said
     tok = Tokenizer.from_files(vocab_path, merges_path, special_tokens=["<|a b|>"])
     assert tok.encode("ab<|a b|>") == [256, 257]
+
+
+def test_a_long_token_no_merge_makes_is_quoted_cut(tmp_path):
+    """The re-audit: saving a 12 KB token that no merge makes gave a 12,517-character
+    warning; a run's token of megabytes flooded the terminal. Saved as tiktoken, the refusal
+    quoted it whole too."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"a" * 12_288}
+    tok = Tokenizer(vocab, [])
+    (said,) = _saved_as_gpt2(tok, tmp_path / "g")
+    assert f"hold {b'a' * 53!r}…{b'a' * 27!r} (12,288 bytes) (id 256), made by no merge" in said
+    assert len(said) < 600
+    with pytest.raises(ValueError) as caught:
+        tok.save(tmp_path / "t", format="tiktoken")
+    assert "(12,288 bytes) is made by no merge" in str(caught.value)
+    assert len(str(caught.value)) < 600

@@ -26,7 +26,7 @@ from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_patt
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.scan_patterns import unwrapped
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
-from ..text.display import first_few
+from ..text.display import cut_repr, first_few
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
 from .base.json_errors import json_or_none
@@ -677,7 +677,7 @@ def gpt2_loss_report(data: TokenizerData) -> tuple[list[str], bool]:
             "ordinary token its text spells"
         )
     if wrong.unreadable:
-        shown = ", ".join(f"{tok!r} (id {idx})" for idx, tok in wrong.unreadable[:3])
+        shown = ", ".join(f"{cut_repr(tok)} (id {idx})" for idx, tok in wrong.unreadable[:3])
         more = len(wrong.unreadable) - 3
         shown += f" and {more} more" if more > 0 else ""
         lost.append(

@@ -43,6 +43,19 @@ def readable_token(token: bytes) -> str:
     return "".join(map(_show_char, text))
 
 
+def cut_repr(token: bytes, most: int = 80) -> str:
+    """``repr(token)``, for a message, its middle left out past ``most`` bytes, with its
+    length (a run's token of megabytes made a warning of megabytes).
+
+    >>> cut_repr(b"ab"), cut_repr(b"a" * 100, 12)
+    ("b'ab'", "b'aaaaaaaa'…b'aaaa' (100 bytes)")
+    """
+    if len(token) <= most:
+        return repr(token)
+    head = most * 2 // 3
+    return f"{token[:head]!r}…{token[head - most :]!r} ({len(token):,} bytes)"
+
+
 def readable_cut(token: bytes, most: int = 80) -> str:
     """:func:`readable_token` of ``token``, its middle left out (…) when it is longer than
     ``most`` bytes: a token of one long run (10 MB of spaces) is one line of a summary.

@@ -14,6 +14,7 @@ from pathlib import Path
 from ...io.atomic import atomic_write_all, output_folder
 from ...pretokenization.names import R50K_PATTERN, pattern_name, pattern_regex
 from ...pretokenization.specials import looks_special
+from ...text.display import cut_repr
 from ..base.data import TokenizerData
 from .merges import derive_merges
 from .pattern_check import pattern_problem
@@ -114,8 +115,8 @@ def _refuse_a_token_no_merge_makes(
         else ""
     )
     raise ValueError(
-        f"id {idx}: token {tok!r} is made by no merge, and tiktoken builds every token from "
-        f"lower-ranked ones{cause} ({elsewhere()})"
+        f"id {idx}: token {cut_repr(tok)} is made by no merge, and tiktoken builds every token "
+        f"from lower-ranked ones{cause} ({elsewhere()})"
     )
 
 
