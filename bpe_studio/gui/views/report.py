@@ -84,6 +84,31 @@ def _unique_labels(labels: list[str]) -> list[str]:
     return out
 
 
+def shares(needs: list[int], width: float, beside: int, least: int = 24) -> list[int]:
+    """The room of each of ``needs`` (pixels), each with ``beside`` more, in ``width``: a
+    name that fits in an equal share keeps what it needs, and what it leaves goes to the
+    longer ones, equally (a long name beside short ones was cut to a quarter of the width).
+
+    >>> shares([50, 50, 900], 700, 40)
+    [50, 50, 480]
+    >>> shares([400, 400], 500, 40)
+    [210, 210]
+    """
+    rooms = [0] * len(needs)
+    left, open_ = width - beside * len(needs), sorted(range(len(needs)), key=needs.__getitem__)
+    while open_:
+        share = left / len(open_)
+        first = open_[0]
+        if needs[first] > share:  # every one left needs more than a share: they split it
+            for i in open_:
+                rooms[i] = max(int(share), least)
+            break
+        rooms[first] = needs[first]
+        left -= needs[first]
+        open_.pop(0)
+    return rooms
+
+
 class Computed(NamedTuple):
     """A report, why the corpus has no row in it (None: it has one, or there is none), and
     the slots' choices that could not be built (their columns left out)."""
@@ -526,14 +551,15 @@ class ReportView(LazyPage):
         if not names:
             return
         width = self.chart.getPlotItem().getViewBox().width()
-        # (a swatch, and the legend's margins and spacing, beside each name)
-        room = max(int((width - 30) / len(names)) - SWATCH_ROOM, 24)
         font = QFont(self.chart.font())
         size = str(self.legend.opts["labelTextSize"])  # as pyqtgraph writes it: "9pt"
         if size.endswith("pt"):
             font.setPointSizeF(float(size.removesuffix("pt")))
         metrics = QFontMetrics(font)
-        for bars, name in zip(self.bars, names):
+        # (a swatch, and the legend's margins and spacing, beside each name)
+        needs = [metrics.horizontalAdvance(n) + 4 for n in names]  # (+4: elidedText rounds)
+        rooms = shares(needs, width - 30, SWATCH_ROOM)
+        for bars, name, room in zip(self.bars, names, rooms):
             shown = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, room) or "…"
             self.legend.addItem(bars, html.escape(shown, quote=False))
 
