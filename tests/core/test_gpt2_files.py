@@ -578,3 +578,16 @@ def test_a_long_token_no_merge_makes_is_quoted_cut(tmp_path):
         tok.save(tmp_path / "t", format="tiktoken")
     assert "(12,288 bytes) is made by no merge" in str(caught.value)
     assert len(str(caught.value)) < 600
+
+
+def test_loading_a_long_unmade_token_quotes_it_cut(tmp_path):
+    """The stop's CLI check: `convert` of GPT-2 files holding a 12 KB token no merge makes
+    printed a 12,666-character line."""
+    vocab = {token_to_gpt2(bytes([b])): b for b in range(256)}
+    vocab[token_to_gpt2(b"a" * 12_288)] = 256
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    with pytest.raises(TokenizerFileError) as caught:
+        Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    said = str(caught.value)
+    assert f"e.g. {'a' * 53!r}…{'a' * 27!r} (12,288 bytes) (id 256)" in said and len(said) < 600

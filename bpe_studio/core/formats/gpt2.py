@@ -18,7 +18,7 @@ from typing import Any
 
 from ..io.atomic import atomic_write_all, output_folder
 from ..pretokenization.specials import looks_special, validate_special_tokens
-from ..text.display import quoted
+from ..text.display import cut_repr, quoted
 from .base.byte_chars import TokenizerFileError as TokenizerFileError
 from .base.byte_chars import bytes_to_unicode as bytes_to_unicode
 from .base.byte_chars import decode_token as decode_token
@@ -271,7 +271,9 @@ def infer_special_tokens(
             strangers.append((idx, tok))
     if strangers:
         vocab_name, merges_name = os.fspath(files[0]), os.fspath(files[1])
-        shown = ", ".join(f"{encode_token(tok)!r} (id {idx})" for idx, tok in strangers[:3])
+        shown = ", ".join(
+            f"{cut_repr(tok, spell=encode_token)} (id {idx})" for idx, tok in strangers[:3]
+        )
         raise TokenizerFileError(
             f"{vocab_name}: {len(strangers):,} token(s) are made by no merge in {merges_name} "
             "and do not look like special tokens (<...> or [...] with no whitespace inside), "

@@ -13,7 +13,7 @@ are not whole UTF-8 characters are shown as ``<xx>`` hex, everything else as its
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 _VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}  # "\r" shows as <0d>: few fonts draw ␍
 
@@ -43,17 +43,18 @@ def readable_token(token: bytes) -> str:
     return "".join(map(_show_char, text))
 
 
-def cut_repr(token: bytes, most: int = 80) -> str:
-    """``repr(token)``, for a message, its middle left out past ``most`` bytes, with its
-    length (a run's token of megabytes made a warning of megabytes).
+def cut_repr(token: bytes, most: int = 80, spell: Callable[[bytes], object] = bytes) -> str:
+    """``repr(spell(token))``, for a message, its middle left out past ``most`` bytes, with
+    its length (a run's token of megabytes made a warning of megabytes). ``spell``: how the
+    message writes a token (GPT-2's ``encode_token``, say).
 
     >>> cut_repr(b"ab"), cut_repr(b"a" * 100, 12)
     ("b'ab'", "b'aaaaaaaa'…b'aaaa' (100 bytes)")
     """
     if len(token) <= most:
-        return repr(token)
+        return repr(spell(token))
     head = most * 2 // 3
-    return f"{token[:head]!r}…{token[head - most :]!r} ({len(token):,} bytes)"
+    return f"{spell(token[:head])!r}…{spell(token[head - most :])!r} ({len(token):,} bytes)"
 
 
 def readable_cut(token: bytes, most: int = 80) -> str:
