@@ -691,12 +691,11 @@ class ForeignTokenizer:
         try:
             return data.decode("utf-8", errors=errors)
         except UnicodeDecodeError as error:
-            sizes = [len(self.vocab[i]) for i in listed]
-            joined = b"".join(self.vocab[i] for i in listed)
-            skipped = len(joined) - len(data)
-            if skipped < 0 or joined[skipped:] != data:
+            pieces = [self.vocab[i] for i in listed]
+            skipped = sum(map(len, pieces)) - len(data)
+            if skipped < 0 or b"".join(pieces)[skipped:] != data:
                 raise
-            raise naming_the_id(error, data, listed, sizes, skipped) from None
+            raise naming_the_id(error, data, listed, list(map(len, pieces)), skipped) from None
 
     def decode_batch(
         self,
