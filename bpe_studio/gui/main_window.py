@@ -551,8 +551,16 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
         urls = event.mimeData().urls()
-        if not self.controller.busy and urls and urls[0].isLocalFile():
+        if not urls or not urls[0].isLocalFile():
+            return
+        if not self.controller.busy:
             event.acceptProposedAction()
+            return
+        # The refused drop's cursor alone does not say why (Open is off meanwhile, as well).
+        if self.controller.training:
+            self.show_notice("No file opens while a run trains or is paused: Stop it first")
+        else:
+            self.show_notice("Files open once the tokenizer being loaded is ready")
 
     def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
         urls = event.mimeData().urls()

@@ -12,8 +12,8 @@ from gui_helpers import (
     train_in_window,
     wait_for_spans,
 )
-from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, Qt, QTimer, QUrl
-from PySide6.QtGui import QDropEvent
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, QPointF, Qt, QTimer, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
 from bpe_studio.core import Tokenizer, train_bpe, trainer_from_file
 from bpe_studio.gui.app import DEMO_CORPUS
@@ -297,6 +297,29 @@ def test_dropping_a_file_opens_it(qtbot, window, tmp_path):
     window.dropEvent(event)
     assert window.state.corpus == corpus.resolve()
     assert window.panel.train_button.isEnabled()
+
+
+def test_a_file_dragged_in_while_a_run_is_paused_is_refused_with_a_reason(qtbot, window, tmp_path):
+    """Open is off while a run trains or is paused; a file dragged onto the window then is
+    refused, and the status line says why (the cursor alone said nothing)."""
+    corpus = tmp_path / "dragged.txt"
+    corpus.write_text("a b c\n", encoding="utf-8")
+    session = paused_in_window(qtbot, window, DEMO_CORPUS, 3000, 499)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(corpus))])
+    event = QDragEnterEvent(
+        QPoint(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dragEnterEvent(event)
+    assert not event.isAccepted()
+    assert "Stop" in window.statusBar().currentMessage()
+    assert window.state.corpus != corpus.resolve()
+    with qtbot.waitSignal(session.finished, timeout=60_000):
+        window.toggle_pause()
 
 
 def test_closing_right_after_train_is_clicked(qtbot, window):
