@@ -1104,3 +1104,25 @@ def test_with_no_run_yet_the_charts_wait_for_one_not_for_a_choice(qtbot, lab):
     assert lab.charts._ov_note.toPlainText() == waiting
     lab.choose_corpus(str(CORPUS))
     qtbot.waitUntil(lambda: lab.charts._usage[3] == waiting, timeout=WAIT)
+
+
+def test_live_takes_a_finished_run_scrubbed_back_to_its_end_as_the_timelines_does(
+    qtbot, window, lab
+):
+    """An audit: on a finished run moved back to step 37, the training page's Live was
+    clickable and jumped to the last merge, while the lab's, beside its own step slider, stayed
+    greyed out: the only way back to the end from the lab was dragging the slider there."""
+    train_in_window(qtbot, window, FIXTURES / "tinystories_slice.txt", 400)
+    state = window.state
+    window.tabs.setCurrentWidget(lab)
+    lab.picker.pick(RUN)
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    assert state.live and not lab.live_button.isEnabled()  # already at the end
+    window.hub.select_step(37)
+    qtbot.waitUntil(lambda: "at step 37," in lab.makeup_line.text(), timeout=10_000)
+    assert lab.live_button.isEnabled()
+    qtbot.mouseClick(lab.live_button, Qt.MouseButton.LeftButton)
+    assert state.live and state.step == state.published
+    end = f"at step {state.published:,},"
+    qtbot.waitUntil(lambda: end in lab.makeup_line.text(), timeout=10_000)
+    assert not lab.live_button.isEnabled()

@@ -676,7 +676,8 @@ class VocabLabPage(QWidget):
         self.step_slider.blockSignals(False)
         live = " · live" if s.live and s.phase.training else ""
         self.step_label.setText(f"Timeline step {s.step:,} of {s.published:,}{live}")
-        self.live_button.setEnabled(not s.live and s.phase.training)
+        # As the timeline's Live: a finished run moved back follows its last merge again too.
+        self.live_button.setEnabled(not s.live)
 
     @Slot(int)
     def _on_slider(self, value: int) -> None:
