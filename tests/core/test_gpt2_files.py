@@ -71,6 +71,23 @@ def test_crlf_merges_file_loads(tmp_path):
     assert load_merges(path) == [(b" ", b"t"), (b"h", b"e")]
 
 
+@pytest.mark.parametrize("header", ["#version: 0.2\n", ""])
+def test_merges_file_with_a_byte_order_mark_loads(tmp_path, header):
+    # Saved by a Windows editor: the mark is no part of the header or of the first merge.
+    path = tmp_path / "merges.txt"
+    path.write_bytes(("\ufeff" + header + "Ġ t\nh e\n").encode())
+    assert load_merges(path) == [(b" ", b"t"), (b"h", b"e")]
+
+
+def test_vocab_file_with_a_byte_order_mark_loads(tmp_path, gpt2_tokenizer):
+    gpt2_tokenizer.save(tmp_path)
+    vocab = tmp_path / "vocab.json"
+    vocab.write_bytes(b"\xef\xbb\xbf" + vocab.read_bytes())
+    assert load_vocab(vocab) == gpt2_tokenizer.vocab
+    loaded = Tokenizer.from_files(vocab, tmp_path / "merges.txt")
+    assert loaded.encode("Hello world") == gpt2_tokenizer.encode("Hello world")
+
+
 # --- bad merges.txt ------------------------------------------------------------------------
 
 

@@ -73,7 +73,9 @@ def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
     bytes has a token, each token one id (a token given twice is refused, naming it)."""
     name = os.fspath(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        # A byte order mark (Windows editors write one) is no part of the JSON, as
+        # holds_vocabulary reads it.
+        text = Path(path).read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as e:
         raise TokenizerFileError(not_utf8(name, e)) from None
     repeated: list[tuple[str, Any, Any]] = []
@@ -136,7 +138,9 @@ def _read_merges(path: str | os.PathLike) -> list[tuple[int, bytes, bytes]]:
         for lineno, raw in enumerate(f, 1):
             where = f"{name}: line {lineno}"
             try:
-                line = raw.decode("utf-8").rstrip("\r\n")
+                # utf-8-sig on line 1: a byte order mark is no part of the first merge
+                # nor of the "#version" header.
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").rstrip("\r\n")
             except UnicodeDecodeError as e:
                 raise TokenizerFileError(f"{where}: not UTF-8 ({e.reason})") from None
             if not line or (lineno == 1 and line.startswith("#version")):
