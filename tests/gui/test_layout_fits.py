@@ -202,6 +202,32 @@ def test_the_reports_headers_fit_their_columns_at_1280_by_800(qtbot, app_style, 
         assert header.height() >= lines * titles.lineSpacing(), name
 
 
+def test_a_report_header_cut_in_a_small_window_names_its_tokenizer_in_a_tooltip(
+    qtbot, app_style, window
+):
+    # A real-display audit at 1024 x 700: the run's column header read "ained on
+    # tinystories" (cut at both ends, the page scrolls sideways but the column is no wider),
+    # and hovering it showed nothing: which run, at which step, could not be read.
+    at_size(qtbot, window, 1024, 700)
+    train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
+    report = window.report
+    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
+        window.tabs.setCurrentWidget(report)
+    qtbot.wait(50)
+    header = report.table.horizontalHeader()
+    bold = QFont(header.font())
+    bold.setBold(True)
+    titles = QFontMetrics(bold)
+    cut = []
+    for col, name in enumerate(blocker.args[0].tokenizers):
+        item = report.table.horizontalHeaderItem(col)
+        assert item.toolTip() == name
+        lines = item.text().splitlines()
+        if any(header.sectionSize(col) < titles.horizontalAdvance(line) + 8 for line in lines):
+            cut.append(name)
+    assert cut  # the case the tooltip is for: a header wider than its column at this size
+
+
 def test_the_pair_charts_titles_fit_after_a_run_ends_on_another_tab(qtbot, app_style, window):
     # A real-display audit: a run that ended while Compare was shown left the long titles
     # ("Pairs left after the last merge (49…") cut at the right edge on return.

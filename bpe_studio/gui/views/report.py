@@ -447,6 +447,12 @@ class ReportView(LazyPage):
             for t in report.tokenizers
         ]
         self.table.setHorizontalHeaderLabels([f"{t}\n(bytes/token)" for t in heads])
+        for col, name in enumerate(report.tokenizers):
+            # A window narrower than the columns' names (1024 wide) still cuts a long one at
+            # both ends (a header is centred); hovering it gives the whole name.
+            header_item = self.table.horizontalHeaderItem(col)
+            if header_item is not None:
+                header_item.setToolTip(name)
         self.table.setVerticalHeaderLabels(list(report.samples))
         why = {(x.sample, x.tokenizer): x.reason for x in report.left_out}
         for row, sample in enumerate(report.samples):
