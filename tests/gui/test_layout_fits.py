@@ -180,19 +180,25 @@ def test_the_pair_chart_shrinks_with_the_window(qtbot, app_style, window):
         )
 
 
-def test_the_reports_headers_fit_their_columns_at_1280_by_800(qtbot, app_style, window):
-    # A real-display audit: "The run's tokenizer (step 20,000)  (bytes/token)" on one line
-    # was wider than its column at 1280 x 800, cut at both ends.
-    at_size(qtbot, window, 1280, 800)
+def report_after_a_run(qtbot, window, width, height):
+    """The Report computed after a demo run in a window of this size: the page, its header,
+    the metrics of the header's bold titles, and the report computed."""
+    at_size(qtbot, window, width, height)
     train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
     report = window.report
-    with qtbot.waitSignal(report.computed, timeout=120_000):
+    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
         window.tabs.setCurrentWidget(report)
     qtbot.wait(50)
     header = report.table.horizontalHeader()
     bold = QFont(header.font())
     bold.setBold(True)
-    titles = QFontMetrics(bold)
+    return report, header, QFontMetrics(bold), blocker.args[0]
+
+
+def test_the_reports_headers_fit_their_columns_at_1280_by_800(qtbot, app_style, window):
+    # A real-display audit: "The run's tokenizer (step 20,000)  (bytes/token)" on one line
+    # was wider than its column at 1280 x 800, cut at both ends.
+    report, header, titles, _ = report_after_a_run(qtbot, window, 1280, 800)
     names = [report.table.horizontalHeaderItem(col).text() for col in range(header.count())]
     assert any("(step 1,743)" in name for name in names), names
     for col, name in enumerate(names):
@@ -208,18 +214,9 @@ def test_a_report_header_cut_in_a_small_window_names_its_tokenizer_in_a_tooltip(
     # A real-display audit at 1024 x 700: the run's column header read "ained on
     # tinystories" (cut at both ends, the page scrolls sideways but the column is no wider),
     # and hovering it showed nothing: which run, at which step, could not be read.
-    at_size(qtbot, window, 1024, 700)
-    train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
-    report = window.report
-    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
-        window.tabs.setCurrentWidget(report)
-    qtbot.wait(50)
-    header = report.table.horizontalHeader()
-    bold = QFont(header.font())
-    bold.setBold(True)
-    titles = QFontMetrics(bold)
+    report, header, titles, computed = report_after_a_run(qtbot, window, 1024, 700)
     cut = []
-    for col, name in enumerate(blocker.args[0].tokenizers):
+    for col, name in enumerate(computed.tokenizers):
         item = report.table.horizontalHeaderItem(col)
         assert item.toolTip() == name
         lines = item.text().splitlines()
