@@ -91,6 +91,26 @@ def test_atomic_write_replaces_and_keeps_permissions(tmp_path):
     assert os.listdir(tmp_path) == ["f.txt"]
 
 
+@pytest.mark.skipif(not hasattr(os, "fchmod"), reason="permission bits are POSIX's")
+def test_a_replaced_file_keeps_its_own_permissions(tmp_path):
+    # A private 0600 ids file replaced with --force came back 0644 (readable by all),
+    # where the shell's ">" and open() keep a file's permissions; a link's file likewise.
+    private = tmp_path / "ids.npy"
+    private.write_bytes(b"old")
+    private.chmod(0o600)
+    atomic_write_bytes(private, b"new")
+    assert private.read_bytes() == b"new"
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    (tmp_path / "to_private.npy").symlink_to("ids.npy")
+    atomic_write_all([(tmp_path / "to_private.npy", b"newer")])
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    shared = tmp_path / "shared.txt"
+    shared.write_text("old")
+    shared.chmod(0o664)
+    atomic_write_text(shared, "new")
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o664
+
+
 def test_links_are_written_through_and_a_loop_of_them_is_refused(tmp_path):
     # A link's file is written and the link stays; a dangling one gets the file it names;
     # a loop was replaced by a file (realpath gives a loop back as the link itself).

@@ -2,15 +2,15 @@
 
 What it does: :func:`atomic_open` gives a file object whose contents replace ``path`` only when
 the ``with`` block ends without an error (nor an interrupt a finalizer dropped meanwhile:
-``interrupts.raise_dropped``), so a crash or a full disk never leaves a half-written
-tokenizer or id file under the final name; the new file gets the permissions a plain ``open``
-would give it. A symbolic link at ``path`` is written through, as the shell's ``>`` writes:
-the file it names is replaced and the link stays. :func:`atomic_write_all` writes files that
-belong together (a vocabulary and its merges): all of them, or, when one cannot be written
-(a full disk, a folder in its place), none: the old files stay, or are put back. A write
-the system refuses raises an OSError naming the file (its ``filename``), which a full disk's
-alone does not. Within :func:`new_files_only`, the files written at the paths it names go
-into place only where no file is (:func:`place`): a file that appeared there since the
+``interrupts.raise_dropped``), so a crash or a full disk never leaves a half-written tokenizer
+or id file under the final name; the new file gets the permissions a plain ``open`` would give
+it (a file it replaces keeps its own). A symbolic link at ``path`` is written through, as the
+shell's ``>`` writes: the file it names is replaced and the link stays. :func:`atomic_write_all`
+writes files that belong together (a vocabulary and its merges): all of them, or, when one
+cannot be written (a full disk, a folder in its place), none: the old files stay, or are put
+back. A write the system refuses raises an OSError naming the file (its ``filename``), which a
+full disk's alone does not. Within :func:`new_files_only`, the files written at the paths it
+names go into place only where no file is (:func:`place`): a file that appeared there since the
 caller checked (another run writing the same new output) fails the write and stays.
 :func:`output_folder` and :func:`folder_for` make the folders a write needs and remove them
 again when it fails. What it leaves out: what is written (``gpt2``, ``encode_file``).
@@ -23,6 +23,7 @@ import glob
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -106,6 +107,18 @@ def remove_stale_beside(target: str | os.PathLike[str], suffix: str = ".tmp") ->
     remove_stale_temps(path.parent, glob.escape(temp_prefix(path.name)) + "*" + suffix)
 
 
+def _replaced_mode(target: Path) -> int:
+    """The read, write and execute bits of the regular file at ``target`` (not set-id
+    bits), else those ``open`` gives a new file under the umask."""
+    try:
+        st = os.stat(target)
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode):
+        return stat.S_IMODE(st.st_mode) & 0o777
+    return 0o666 & ~_umask()
+
+
 def _temp_file(target: Path) -> tuple[int, str]:
     """A new temporary file beside ``target``, with the permissions ``open`` would give it;
     those a killed writer of ``target`` left there long ago are removed first."""
@@ -121,9 +134,10 @@ def _temp_file(target: Path) -> tuple[int, str]:
         raise
     if hasattr(os, "fchmod"):
         try:
-            # subtle: mkstemp makes the file 0600; a file saved for others to read should
-            # get the usual permissions, as open() would give it.
-            os.fchmod(fd, 0o666 & ~_umask())
+            # subtle: mkstemp makes the file 0600; the new file gets what open() would give
+            # it: a file it replaces keeps its own permissions (a private 0600 one stays
+            # private), a new one gets the usual ones.
+            os.fchmod(fd, _replaced_mode(target))
         except BaseException:
             os.close(fd)
             Path(tmp).unlink(missing_ok=True)
