@@ -310,7 +310,9 @@ def _encode(args: argparse.Namespace) -> int:
                 added = f"added the template's special tokens: {template.text}"
                 stats = replace(stats, tokens=tokens)
         # subtle: with workers each building its own, this process built none: its data says.
-        described = built[-1] if built else read or load_source(args.tokenizer, args.pattern)
+        described = built[-1] if built else read
+        if described is None:
+            described = load_source(args.tokenizer, args.pattern, args.special_token)
         wrapped = template if args.add_special_tokens else None
         dropped = _dropped(described, out, stats.input_bytes, wrapped, each)
         check_sources_unchanged(stamps, "encoding")

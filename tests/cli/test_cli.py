@@ -257,6 +257,26 @@ def test_encode_large_file_with_two_workers(tmp_path, trained_dir, specials):
     assert_reports_ratio(result, path.stat().st_size, len(expected))
 
 
+def test_encode_large_file_names_a_special_token_the_files_cannot_mark(tmp_path, corpus):
+    # GPT-2 files hold no list of special tokens, and "<|a|><|b|>" has not the form the
+    # loader takes for one: train's note says to name it with --special-token. With
+    # workers building the tokenizer, encode then read the files again for its summary
+    # without it, and failed once every id was made ("... do not look like special tokens").
+    special = "<|a|><|b|>"
+    vocab, merges = train_bpe(corpus, 400, [special])
+    with pytest.warns(UserWarning):
+        Tokenizer(vocab, merges, [special]).save(tmp_path / "tok")
+    tok = load_dir(tmp_path / "tok", [special])
+    text = (read_fixture(SLICES["tinystories"]) + special) * 8
+    path = write_text(tmp_path / "big.txt", text)
+    assert path.stat().st_size >= PARALLEL_MIN_BYTES
+    out = tmp_path / "ids.npy"
+    result = cli("encode", "--tokenizer", tmp_path / "tok", "--special-token", special, path,
+                 "--out", out, "--workers", 2)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert load_ids(out).tolist() == tok.encode(text)
+
+
 def test_encode_default_special_tokens_are_the_vocabularys(tmp_path, corpus, trained_dir):
     """Without --special-token the tokenizer's own special tokens apply (the help says so)."""
     out = tmp_path / "ids.npy"
