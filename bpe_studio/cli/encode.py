@@ -390,10 +390,10 @@ def cmd_decode(args: argparse.Namespace) -> int:
     ids = IdsFile(args.ids)
     try:
         try:
-            tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
+            tok = load_tokenizer(args.tokenizer, args.special_token, pattern=args.pattern)
         except PatternNeeded:
             # A bare rank file: decoding reads only its tokens, so any pattern serves.
-            tok = load_tokenizer(args.tokenizer, None, pattern="gpt2")
+            tok = load_tokenizer(args.tokenizer, args.special_token, pattern="gpt2")
         blocks = DecodedBlocks(tok, ids)
         bar = ProgressBar("decoding", blocks.total, unit="B")
         blocks.progress = bar.update

@@ -541,20 +541,21 @@ def _decode_options(dec: argparse.ArgumentParser) -> None:
         "NAME.tiktoken.json decodes too); one given must agree with a file that names its own",
         None,
     )
+    _add_source_specials(dec, "SRC")
     dec.add_argument(
         "--out", default="-", metavar="TEXT", help="file to write (default: - for standard output)"
     )
     dec.add_argument("--force", action="store_true", help=FORCE_FILE)
 
 
-def _add_source_specials(parser: argparse.ArgumentParser) -> None:
+def _add_source_specials(parser: argparse.ArgumentParser, source: str = "SOURCE") -> None:
     parser.add_argument(
         "--special-token",
         action="append",
         type=typed_text,
         default=None,
         metavar="TOK",
-        help="a vocabulary entry of SOURCE to take as a special token (repeatable): GPT-2 "
+        help=f"a vocabulary entry of {source} to take as a special token (repeatable): GPT-2 "
         "files mark none, and entries that do not look like <...> or [...] must be named",
     )
 

@@ -277,6 +277,23 @@ def test_encode_large_file_names_a_special_token_the_files_cannot_mark(tmp_path,
     assert load_ids(out).tolist() == tok.encode(text)
 
 
+def test_decode_takes_the_special_token_the_files_cannot_mark(tmp_path, corpus):
+    # The files' loading error and train's note say to name such a token with
+    # --special-token; decode had no such option, so its ids could not be decoded at all.
+    special = "<|a|><|b|>"
+    vocab, merges = train_bpe(corpus, 300, [special])
+    with pytest.warns(UserWarning):
+        Tokenizer(vocab, merges, [special]).save(tmp_path / "tok")
+    text = f"{special}Once upon a time{special}"
+    ids = tmp_path / "ids.npy"
+    np.save(ids, np.array(load_dir(tmp_path / "tok", [special]).encode(text)))
+    out = tmp_path / "back.txt"
+    result = cli("decode", ids, "--tokenizer", tmp_path / "tok", "--special-token", special,
+                 "--out", out)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert out.read_text(encoding="utf-8") == text
+
+
 def test_encode_default_special_tokens_are_the_vocabularys(tmp_path, corpus, trained_dir):
     """Without --special-token the tokenizer's own special tokens apply (the help says so)."""
     out = tmp_path / "ids.npy"
