@@ -577,9 +577,22 @@ def test_an_entry_no_merge_makes_is_refused_naming_both_files_and_the_rule(tmp_p
         Tokenizer.from_files(vocab_path, merges_path)
     said = str(caught.value)
     assert said.startswith(f"{vocab_path}: 1 token(s) are made by no merge in {merges_path} ")
-    assert "(<...> or [...] with no whitespace inside)" in said and "(id 257)" in said
+    assert "(<...> or [...] with no whitespace nor bracket of the kind inside)" in said
+    assert "(id 257)" in said
     tok = Tokenizer.from_files(vocab_path, merges_path, special_tokens=["<|a b|>"])
     assert tok.encode("ab<|a b|>") == [256, 257]
+
+
+def test_the_refusal_of_two_tokens_run_together_says_why(tmp_path):
+    """The CLI audit: "<|a|><|b|>", refused as not looking like "<...>", visibly is one;
+    the rule also wants no bracket of the kind inside, and the line now says so."""
+    vocab = {token_to_gpt2(bytes([b])): b for b in range(256)}
+    vocab[token_to_gpt2(b"<|a|><|b|>")] = 256
+    vocab_path, merges_path = tmp_path / "vocab.json", tmp_path / "merges.txt"
+    vocab_path.write_text(json.dumps(vocab), encoding="utf-8")
+    merges_path.write_text("#version: 0.2\n", encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match=r"no whitespace nor bracket of the kind inside"):
+        Tokenizer.from_files(vocab_path, merges_path)
 
 
 def test_a_long_token_no_merge_makes_is_quoted_cut(tmp_path):

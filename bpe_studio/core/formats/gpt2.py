@@ -280,7 +280,8 @@ def infer_special_tokens(
         )
         raise TokenizerFileError(
             f"{vocab_name}: {len(strangers):,} token(s) are made by no merge in {merges_name} "
-            "and do not look like special tokens (<...> or [...] with no whitespace inside), "
+            "and do not look like special tokens (<...> or [...] with no whitespace nor bracket "
+            "of the kind inside), "
             f"e.g. {shown}: the merges file is cut short or belongs to another vocabulary "
             "(special tokens of another form must be named: special_tokens=[...], or "
             "--special-token)"

@@ -31,7 +31,7 @@ _LOOKS_SPECIAL = regex.compile(r"<[^\s<>]+>|\[[^\s\[\]]+\]")
 
 def looks_special(token: str) -> bool:
     """Whether ``token`` has the form of a special token: ``<...>`` or ``[...]`` with no
-    whitespace inside.
+    whitespace nor bracket of the kind inside (``"<|a|><|b|>"`` is two such tokens).
 
     >>> looks_special("<|endoftext|>"), looks_special("[CLS]"), looks_special("ment")
     (True, True, False)
