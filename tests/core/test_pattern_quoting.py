@@ -32,7 +32,7 @@ def test_every_message_shows_a_regex_as_typed():
     with pytest.raises(ValueError) as differs:
         Tokenizer.load("o200k_base", pattern=REGEX)
     assert str(differs.value).endswith(
-        f"the file gives its own pattern, o200k; a different one, '{REGEX}', cannot be applied"
+        f"the preset gives its own pattern, o200k; a different one, '{REGEX}', cannot be applied"
     )
 
 

@@ -135,7 +135,8 @@ def test_load_errors_name_the_source(tmp_path):
     assert Tokenizer.load(tmp_path / "tt" / "tokenizer.tiktoken", "gpt2").pattern_name == "gpt2"
     with pytest.raises(ValueError, match="not a valid regex"):
         Tokenizer.load("gpt2", pattern="(")
-    with pytest.raises(ValueError, match="gives its own pattern"):
+    # A preset was said to be "the file", where the user named no file.
+    with pytest.raises(ValueError, match="gpt2: the preset gives its own pattern"):
         Tokenizer.load("gpt2", pattern="cl100k")
     with pytest.raises(ValueError, match="unknown format"):
         Tokenizer.preset("gpt2").save(tmp_path, format="sentencepiece")

@@ -386,7 +386,9 @@ def _check_pattern_agrees(
     for ``\pL``, a sidecar the pattern as given), and a tokenizer.json's own Split regex."""
     if pattern is not None and not patterns_agree(pattern, data.pattern):
         sidecar = None if path is None else _sidecar_of(path)
-        holder = "the file" if sidecar is None else f"its sidecar {sidecar.name}"
+        # A preset (no path) is no file the user gave.
+        holder = "the preset" if path is None else "the file"
+        holder = holder if sidecar is None else f"its sidecar {sidecar.name}"
         # A Split's regex is held in its Isolated spelling; the regex itself says more.
         theirs = unwrapped(data.pattern) or data.pattern
         raise ValueError(
