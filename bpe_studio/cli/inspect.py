@@ -93,6 +93,22 @@ def _load(
     return tok
 
 
+def _load_against(source: str, specials: list[str] | None, *, warn: bool) -> AnyTokenizer:
+    """The ``--against`` tokenizer, read with the special tokens its own files give; GPT-2
+    files that cannot mark one (trained with ``<|a|><|b|>``, as the SRC they are compared
+    with often was) are read again with ``--special-token``'s, the only way to name it.
+    Where that fails too, the first error is the one said."""
+    try:
+        return _load(source, None, warn=warn)
+    except ValueError as first:
+        if not specials:
+            raise
+        try:
+            return _load(source, None, specials, warn=warn)
+        except ValueError:
+            raise first from None
+
+
 def _inspect(args: argparse.Namespace) -> int:
     check_stdout_open(STDOUT)  # the report goes there: said before any work
     corpora: list[str] = args.corpus or []
@@ -112,7 +128,7 @@ def _inspect(args: argparse.Namespace) -> int:
     other_notes: tuple[str, ...] = ()
     if args.against is not None:
         again = os.path.realpath(args.against) == os.path.realpath(args.source)
-        against = _load(args.against, None, warn=not again)
+        against = _load_against(args.against, args.special_token, warn=not again)
         other, other_notes = token_table(against, status=say), against.notes
     # subtle: where a normalizer or a prefix space changes the text's bytes (or tokenizers
     # runs the file), the ids' bytes do not tell how much was dropped: the usage's dropped is

@@ -308,6 +308,27 @@ def test_against_shows_the_other_tokenizers_notes(tmp_path):
     assert plain["against"]["notes"] == [] and plain["tokenizer"]["notes"] == [said]
 
 
+def test_against_gpt2_files_that_need_their_special_token_named(tmp_path):
+    """The CLI audit: two runs trained with "<|a|><|b|>" as GPT-2 files, compared: SRC was
+    read with --special-token, SRC2 never, and failed saying to name it with
+    --special-token."""
+    from bpe_studio.core import Tokenizer, train_bpe
+
+    special = "<|a|><|b|>"
+    corpus = write_text(tmp_path / "c.txt", slice_head("tinystories", 20_000))
+    for size in (300, 320):
+        vocab, merges = train_bpe(corpus, size, [special])
+        with pytest.warns(UserWarning):
+            Tokenizer(vocab, merges, [special]).save(tmp_path / f"t{size}")
+    report = cli(tmp_path, "inspect", "t320", "--special-token", special, "--against", "t300",
+                 "--json")  # fmt: skip
+    ok(report)
+    against = json.loads(report.stdout)["against"]
+    assert against["only_this"] == 20 and against["only_other"] == 0
+    refused = cli(tmp_path, "inspect", "t320", "--against", "t300")
+    assert "t320/vocab.json" in error_line(refused)
+
+
 def test_a_vocab_json_against_itself_is_warned_of_once(tmp_path):
     """Review h_rev63: inspect X --against X, X a Qwen2 vocab.json beside its tokenizer.json,
     said the warning twice."""
