@@ -212,6 +212,27 @@ class Program(argparse.ArgumentParser):
         self._given = list(args) if args is not None else sys.argv[1:]
         return super().parse_known_args(args, namespace)
 
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        # subtle: argparse says an unknown option after a command under the program's usage,
+        # which lists no option of the command; the command's own usage does.
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            teller = self._command_parser(getattr(parsed, "command", None)) or self
+            teller.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    def _command_parser(self, name: str | None) -> argparse.ArgumentParser | None:
+        """The parser of the command ``name`` (None: no command was given)."""
+        if name is None:
+            return None
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found: argparse.ArgumentParser | None = action.choices.get(name)
+                return found
+        return None
+
     def error(self, message: str) -> NoReturn:
         given = getattr(self, "_given", [])
         first = next((a for a in given if not a.startswith("-")), None)

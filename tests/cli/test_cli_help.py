@@ -88,6 +88,20 @@ def test_a_file_given_where_a_command_goes_is_said_to_be_one(tmp_path):
     assert "is a file" not in cli(tmp_path, "nonsense").stderr
 
 
+def test_an_unknown_option_of_a_command_shows_the_commands_usage(tmp_path):
+    """The CLI audit: "encode ... --bogus" printed the program's usage ("bpe-studio [-h]
+    [--version] [--demo] COMMAND ..."), which lists none of encode's options, where the
+    README says the line follows the command's usage."""
+    result = cli(tmp_path, "encode", "x.txt", "--tokenizer", "gpt2", "--out", "x.npy", "--bogus")
+    assert result.returncode == 2
+    usage, *_, last = result.stderr.splitlines()
+    assert usage.startswith("usage: bpe-studio encode ")
+    assert last == "bpe-studio encode: error: unrecognized arguments: --bogus"
+    alone = cli(tmp_path, "--bogus")
+    assert alone.returncode == 2
+    assert alone.stderr.splitlines()[-1] == "bpe-studio: error: unrecognized arguments: --bogus"
+
+
 @pytest.mark.parametrize("buffered", [True, False])
 @pytest.mark.parametrize("args", [("--help",), ("--version",), ("train", "--help")])
 def test_help_or_version_to_a_full_device_says_so(tmp_path, args, buffered):
