@@ -213,8 +213,8 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
         named = " ".join(shell_option("--special-token", s) for s in missed)
         notes.append(
             "note: vocab.json + merges.txt mark no special token, and loading takes only "
-            "those written like <...> or [...] that no merge makes for them; load these files "
-            f"with {named}"
+            "those written like <...> or [...] (no whitespace nor bracket of the kind inside) "
+            f"that no merge makes for them; load these files with {named}"
         )
     respelled = gpt2_respelled_specials(tok.to_data())
     if respelled:

@@ -189,6 +189,17 @@ def test_a_special_token_a_merge_makes_is_noted_with_the_flag_that_loads_it(tmp_
     assert encode_ids(tmp_path, path, "g2") != tok.encode(text + "a <x> b<x>c")  # it matters
 
 
+def test_the_gpt2_note_says_why_two_tokens_run_together_need_naming(tmp_path):
+    # The CLI audit: the note said loading takes "those written like <...>", and
+    # "<|a|><|b|>", so written, needed naming all the same: it wants no bracket inside.
+    special = "<|a|><|b|>"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: special.encode()}
+    Tokenizer(vocab, [], [special]).save(tmp_path / "h", format="hf")
+    stderr = ok(cli(tmp_path, "convert", "h", "--to", "gpt2", "--out", "g"))
+    assert "written like <...> or [...] (no whitespace nor bracket of the kind inside)" in stderr
+    assert "load these files with --special-token '<|a|><|b|>'" in stderr
+
+
 def test_gpt2_notes_give_flags_that_read_back_when_a_value_starts_with_a_dash(tmp_path, text):
     """An audit: "--special-token --sep--", pasted as the note gave it, was refused by argparse
     ("expected one argument"); so was "--pattern '-|[^-]+'"."""
