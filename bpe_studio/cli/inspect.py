@@ -55,6 +55,7 @@ from .output import (
     STDOUT,
     STDOUT_NAME,
     CliError,
+    check_stdout_not_an_input,
     check_stdout_open,
     numba_interrupts,
     os_error_line,
@@ -111,6 +112,10 @@ def _load_against(source: str, specials: list[str] | None, *, warn: bool) -> Any
 
 def _inspect(args: argparse.Namespace) -> int:
     check_stdout_open(STDOUT)  # the report goes there: said before any work
+    # The report appended to a corpus or tokenizer file it reads (">> notes.txt") is
+    # refused, as the other commands refuse it.
+    read = [*(args.corpus or []), args.source, *([args.against] if args.against else [])]
+    check_stdout_not_an_input(read, forced=False)
     corpora: list[str] = args.corpus or []
     if args.no_scan and not corpora:
         raise CliError(

@@ -327,10 +327,13 @@ class Matched(os.PathLike[str]):
         return self.name
 
 
-def check_stdout_not_an_input(inputs: Iterable[str | os.PathLike[str]]) -> None:
+def check_stdout_not_an_input(
+    inputs: Iterable[str | os.PathLike[str]], *, forced: bool = True
+) -> None:
     """Rule 2 for ``--out -``: standard output redirected to one of ``inputs`` (``>> a.txt``)
     is refused as that file named would be; compared as ``cat`` compares them (device and
-    inode of a regular file), since standard output has no path to resolve."""
+    inode of a regular file), since standard output has no path to resolve. ``forced``:
+    the command has a ``--force``, which the error says does not change that."""
     fd = _stdout_fd()
     try:
         out = os.fstat(fd) if fd is not None else None
@@ -346,7 +349,7 @@ def check_stdout_not_an_input(inputs: Iterable[str | os.PathLike[str]]) -> None:
             return False
         return (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino)
 
-    _not_an_input(Path(STDOUT_NAME), STDOUT_NAME, inputs, same)
+    _not_an_input(Path(STDOUT_NAME), STDOUT_NAME, inputs, same, forced=forced)
 
 
 def _not_an_input(
@@ -354,6 +357,8 @@ def _not_an_input(
     user_path: str,
     inputs: Iterable[str | os.PathLike[str]],
     same: Callable[[Path, Path], bool] = _same_file,
+    *,
+    forced: bool = True,
 ) -> None:
     """Rule 2: ``target`` (to be written for ``--out user_path``) is none of ``inputs``."""
     for given in inputs:
@@ -375,7 +380,8 @@ def _not_an_input(
             what = f"{user_path}: is an input of this command"
         else:
             what = f"{user_path}: is the input {given} (the same file)"
-        raise CliError(f"{what}; an output never replaces an input, even with --force")
+        never = "an output never replaces an input" + (", even with --force" if forced else "")
+        raise CliError(f"{what}; {never}")
 
 
 def tokenizer_files_in(folder: Path) -> list[str]:

@@ -329,6 +329,27 @@ def test_against_gpt2_files_that_need_their_special_token_named(tmp_path):
     assert "t320/vocab.json" in error_line(refused)
 
 
+def test_the_report_appended_to_its_corpus_is_refused(tmp_path):
+    """The CLI audit: inspect gpt2 --corpus a.txt >> a.txt appended the report to the corpus
+    (exit 0), where encode, decode, train and convert refuse standard output that is an
+    input; inspect has no --force, and the line says none."""
+    import subprocess
+
+    from cli_run import _command, _env
+
+    corpus = write_text(tmp_path / "a.txt", "hello world\n")
+    with open(corpus, "ab") as stdout:
+        result = subprocess.run(_command(("inspect", "gpt2", "--corpus", corpus)),
+                                stdout=stdout, stderr=subprocess.PIPE, cwd=tmp_path,
+                                env=_env(), timeout=600)  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr.decode().strip() == (
+        f"bpe-studio: error: standard output: is the input {corpus} (the same file); an "
+        "output never replaces an input"
+    )
+    assert corpus.read_text(encoding="utf-8") == "hello world\n"
+
+
 def test_a_vocab_json_against_itself_is_warned_of_once(tmp_path):
     """Review h_rev63: inspect X --against X, X a Qwen2 vocab.json beside its tokenizer.json,
     said the warning twice."""
