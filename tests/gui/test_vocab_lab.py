@@ -1126,3 +1126,24 @@ def test_live_takes_a_finished_run_scrubbed_back_to_its_end_as_the_timelines_doe
     end = f"at step {state.published:,},"
     qtbot.waitUntil(lambda: end in lab.makeup_line.text(), timeout=10_000)
     assert not lab.live_button.isEnabled()
+
+
+def test_the_overlap_legend_stays_inside_its_view_box_in_a_1024_window(qtbot, window, lab):
+    """A real-display audit at 1024 x 700: the overlap's legend ("only GPT-4 (cl100k_base)",
+    "shared", "only qwen2.json") ran left past its view box, over the category labels: its
+    swatches were hidden behind the axis and its words cut ("nly GPT-4 …"), so which colour
+    was which tokenizer could not be read."""
+    window.resize(1024, 700)
+    lab.picker.pick(preset_key("cl100k_base"))
+    lab.against.pick(preset_key("o200k_base"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None and lab.lab.overlap is not None)
+    charts = lab.charts
+    vb, legend = charts.overlap_plot.vb, charts._ov_legend
+    qtbot.waitUntil(lambda: legend.isVisible() and len(legend.items) == 3, timeout=WAIT)
+    left = legend.mapToItem(vb, legend.boundingRect().topLeft()).x()
+    assert left >= 0, [label.text for _, label in legend.items]
+    # Each side is still named (cut where it must be, whole in the chart's tooltip).
+    words = [label.text for _, label in legend.items]
+    assert words[0].startswith("only GPT-4") and words[2].startswith("only GPT-4o"), words
+    tip = charts.widgets[charts._plots.index(charts.overlap_plot)].toolTip()
+    assert "GPT-4 (cl100k_base)" in tip and "GPT-4o (o200k_base)" in tip, tip

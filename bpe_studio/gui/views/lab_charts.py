@@ -141,6 +141,11 @@ def _bars(brush: str) -> pg.BarGraphItem:
     )  # fmt: skip
 
 
+def _cut(name: str, most: int | None) -> str:
+    """``name`` at most ``most`` characters long, "…" ending it where cut."""
+    return name if most is None or len(name) <= most else name[: most - 1] + "…"
+
+
 def _wrapped(text: str, metrics: QFontMetrics, room: int) -> list[str]:
     """``text`` on lines of whole words no wider than ``room`` (a wider word on its own)."""
     lines: list[str] = []
@@ -194,6 +199,9 @@ class LabCharts(QWidget):
         self._ov_heading = "Overlap"
         self._ov_note_text = CHOOSE_AGAINST
         self._ov_names = ("", "")
+        self._ov_words: tuple[str, ...] = ()  # the overlap legend's words now
+        # A chart's key whose words are cut or hidden, whole (its tooltip's second line).
+        self._legend_tips: dict[int, str] = {}
         self._ov_shown = False  # whether an overlap (not a note) is shown
         themed(self, LabCharts._restyle)
 
@@ -542,15 +550,10 @@ class LabCharts(QWidget):
     def _draw_overlap(self) -> None:
         if not self.widgets:
             return
-        names = self._ov_names
         self._ov_note.setText(self._ov_note_text)
         _values_shown(self.overlap_plot, self._ov_shown)
         self._ov_legend.clear()
-        if self._ov_shown:
-            for bars, text in zip(
-                self._ov_bars, (f"only {names[0]}", "shared", f"only {names[1]}")
-            ):
-                self._ov_legend.addItem(bars, text)
+        self._ov_words = ()
         self._redraw_overlap()
 
     @Slot()
@@ -581,6 +584,7 @@ class LabCharts(QWidget):
             (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels), default=0
         )
         plot.getAxis("left").setWidth(min(max(widest + 14, 40), 240))
+        self._fit_overlap_legend(plot)
         self._title(plot, self._ov_heading)
         self._label(
             plot,
@@ -596,6 +600,32 @@ class LabCharts(QWidget):
         plot.setYRange(-0.6, max(len(shown), 1) - 0.4, padding=0)
         plot.getAxis("bottom").setTicks([linear_ticks(0, top * 1.25)])
         self._centre(self._ov_note, plot)
+
+    def _fit_overlap_legend(self, plot: pg.PlotItem) -> None:
+        """The legend's words with each tokenizer's name cut as far as the view box needs,
+        else no legend (at 1024 x 700 the whole names ran left past the view box, over the
+        category labels: the swatches were hidden, the words cut); the whole key is then in
+        the chart's tooltip."""
+        legend, tips = self._ov_legend, self._legend_tips
+        tips.pop(id(plot), None)
+        if not self._ov_shown:
+            legend.setVisible(False)
+            return
+        a, b = self._ov_names
+        whole = (f"only {a}", "shared", f"only {b}")
+        room = plot.vb.width() - 16
+        for most in (None, 16, 12, 8):
+            words = (f"only {_cut(a, most)}", "shared", f"only {_cut(b, most)}")
+            if words != self._ov_words:
+                legend.clear()
+                for bars, text in zip(self._ov_bars, words, strict=True):
+                    legend.addItem(bars, text)
+                self._ov_words = words
+            if legend.width() <= room:
+                break
+        legend.setVisible(legend.width() <= room)
+        if not legend.isVisible() or words != whole:
+            tips[id(plot)] = "Colours: " + ", ".join(whole)
 
     # ------------------------------------------------------------- misc
     def _title(self, plot: pg.PlotItem, text: str) -> None:
@@ -614,7 +644,9 @@ class LabCharts(QWidget):
         room = self._title_room(plot)
         if room > 40:
             text = self._title_metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
-        self.widgets[self._plots.index(plot)].setToolTip("" if text == whole else whole)
+        tips = [whole] if text != whole else []
+        tips += [self._legend_tips[id(plot)]] if id(plot) in self._legend_tips else []
+        self.widgets[self._plots.index(plot)].setToolTip("\n".join(tips))
         if text != plot.titleLabel.text:
             plot.setTitle(text, color=colours().plot_text, size=f"{points(TITLE_POINTS):.1f}pt")
 
