@@ -724,6 +724,96 @@ def test_a_token_no_merge_makes_is_said_found_whole_or_never_given(qtbot, tmp_pa
         )
 
 
+def nfc_file(directory: Path) -> Path:
+    """A Qwen2-shaped byte-level ``tokenizer.json`` (an NFC normalizer) whose merges make
+    "é" both ways: composed (U+00E9) and decomposed ("e" and U+0301), which NFC never
+    leaves in a text, so encoding never gives that token."""
+    import tokenizers
+    from tokenizers import decoders, models, normalizers, pre_tokenizers
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    to_unicode = {b: c for b, c in zip(range(256), _byte_alphabet(), strict=True)}
+
+    def spelled(data: bytes) -> str:
+        return "".join(to_unicode[b] for b in data)
+
+    vocab = {c: i for i, c in enumerate(alphabet)}
+    pairs = [(b"\xcc", b"\x81"), (b"e", b"\xcc\x81"), (b"\xc3", b"\xa9")]
+    merges = [(spelled(a), spelled(b)) for a, b in pairs]
+    for a, b in merges:
+        vocab[a + b] = len(vocab)
+    hf = tokenizers.Tokenizer(models.BPE(vocab, merges))
+    hf.normalizer = normalizers.NFC()
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    directory.mkdir()
+    hf.save(str(directory / "tokenizer.json"))
+    return directory / "tokenizer.json"
+
+
+def _byte_alphabet() -> list[str]:
+    """GPT-2's byte-to-unicode alphabet, byte 0 first."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            chars[b] = chr(b)
+        else:
+            chars[b] = chr(256 + extra)
+            extra += 1
+    return [chars[b] for b in range(256)]
+
+
+def test_why_this_token_says_when_encoding_never_gives_a_merged_token(qtbot, tmp_path):
+    """A real-display audit of the Vocabulary lab with a Qwen2-shaped file (NFC): the
+    decomposed "é" (e + U+0301), Reach "no" in the list beside it, was explained only as
+    "made by merge 1: e + ́", as if encoding gave it; NFC composes that text, so it never
+    does. The panel now says so; the composed "é" is said nothing of the kind."""
+    loaded = prepare_file(nfc_file(tmp_path / "qwen2"))
+    tok = loaded.tokenizer
+    hub = AppModel()
+    hub.show_loaded(loaded)
+    panel = why_panel(qtbot, hub)
+    decomposed = tok.encode_single_token("e\u0301".encode())
+    composed = tok.encode_single_token("\u00e9".encode())
+    assert tok.encode("e\u0301") == [composed]  # NFC first: never the decomposed token
+    hub.select_token(decomposed)
+    wait_explained(qtbot, panel, decomposed)
+    detail = panel.detail.text()
+    assert detail.startswith("made by merge 1:") and "encoding never gives it" in detail, detail
+    hub.select_token(composed)
+    wait_explained(qtbot, panel, composed)
+    assert "never" not in panel.detail.text(), panel.detail.text()
+
+
+def test_why_this_token_under_ignore_merges_finds_whole_only_what_a_piece_can_be(qtbot, tmp_path):
+    """The same audit with a Llama-3-shaped file (ignore_merges): a vocabulary token no merge
+    makes and the pre-tokenizer always splits ("z!": "z", "!") was said "found whole", which
+    encoding never does."""
+    import tokenizers
+    from tokenizers import decoders, models, pre_tokenizers
+
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    vocab |= {"zz": len(vocab), "z!": len(vocab) + 1}
+    hf = tokenizers.Tokenizer(models.BPE(vocab, [], ignore_merges=True))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    (tmp_path / "llama3").mkdir()
+    hf.save(str(tmp_path / "llama3" / "tokenizer.json"))
+    loaded = prepare_file(tmp_path / "llama3" / "tokenizer.json")
+    tok = loaded.tokenizer
+    hub = AppModel()
+    hub.show_loaded(loaded)
+    panel = why_panel(qtbot, hub)
+    split = tok.encode_single_token(b"z!")
+    assert tok.encode("z!") != [split] and hf.encode("z!").ids != [split]
+    hub.select_token(split)
+    wait_explained(qtbot, panel, split)
+    assert panel.detail.text().startswith(
+        "a vocabulary token no merge makes: encoding never gives it"
+    ), panel.detail.text()
+
+
 def test_step_through_merges_an_ordinary_piece_that_spells_an_added_token(tmp_path):
     """The third review: with a single_word added token "word" not found in "word_1" (a word
     character follows), encoding merges "word" as bytes, but Step-through ended on the added

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.encode.tokenizer import Tokenizer
 from ...core.explain.merge_tree import MergeNode, merge_tree, merges_using
+from ...core.explain.reach import unreachable_among
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
 from ..model.tokenizer_cache import TokenizerCache
@@ -94,11 +95,16 @@ class Explanation:
     # A token of a tokenizer with no tree here (WordPiece, Unigram, SentencePiece-style):
     # its bytes and how its file writes it ("▁the", "<0xE4>", "##ing"), for the heading.
     plain: tuple[bytes, str | None] | None = None
+    given: bool = True  # encoding the token's own bytes gives it (the Reach rule)
 
 
-def unmerged_kind(tok: Tokenizer, token_id: int, specials: frozenset[int]) -> str:
+NEVER_GIVEN = "encoding never gives it (unreachable: its own bytes encode to other tokens)"
+
+
+def unmerged_kind(tok: Tokenizer, token_id: int, specials: frozenset[int], given: bool) -> str:
     """What token ``token_id`` is when no merge makes it: a special token, a byte, an added
-    token, one the encoder finds whole (``ignore_merges``), or one encoding never gives."""
+    token, one the encoder finds whole (``ignore_merges``; ``given``: encoding gives it, so
+    the pre-tokenizer leaves it one piece), or one encoding never gives."""
     token = tok.vocab[token_id]
     if token_id in specials:
         return "a special token: no merge made it"
@@ -107,7 +113,7 @@ def unmerged_kind(tok: Tokenizer, token_id: int, specials: frozenset[int]) -> st
     if tok.added_tokens.get(token.decode("utf-8", "replace")) == token_id:  # <think>
         return "an added token, in the vocabulary as it is: no merge made it"
     merger = tok.merger
-    if merger.looks_up_whole and merger.whole_id(token) == token_id:
+    if given and merger.looks_up_whole and merger.whole_id(token) == token_id:
         return (
             "a vocabulary token no merge reaches: the encoder finds it whole, as the file "
             "sets ignore_merges"
@@ -131,8 +137,12 @@ def explain(tok: AnyTokenizer, token_id: int, run: bool) -> Explanation:
         for u in merges_using(tok, token_id)
     )
     tree = merge_tree(tok, token_id)
-    unmerged = unmerged_kind(tok, token_id, specials) if tree.rank is None else ""
-    return Explanation(token_id, tree, uses, specials, run, unmerged=unmerged)
+    # The Reach rule, as the vocabulary's and the lab's Reach columns say it (a merge an
+    # earlier one pre-empts, a normalizer that never leaves the token's text, a pre-tokenizer
+    # that always splits it): a token made by merges may still never be given.
+    given = token_id in specials or not unreachable_among(tok, [token_id])
+    unmerged = unmerged_kind(tok, token_id, specials, given) if tree.rank is None else ""
+    return Explanation(token_id, tree, uses, specials, run, unmerged=unmerged, given=given)
 
 
 class UsesModel(QAbstractTableModel):
@@ -459,6 +469,8 @@ class WhyTokenPanel(QWidget):
                 f"{made} by merge {root.rank:,}: <code>{left}</code> + <code>{right}</code>, "
                 f"pair count {count} when merged"
             )
+            if self.explanation is not None and not self.explanation.given:
+                self._detail += f"; {NEVER_GIVEN}"
         self.refresh_occurrences()
 
     def _whose(self) -> str:
