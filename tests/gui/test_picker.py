@@ -420,3 +420,47 @@ def test_a_file_changed_on_disk_is_read_again_by_compare_and_the_editor(
     assert blocker.args[0].b.tokens == len(smaller.encode(TEXT))
     window.picker.pick(key)
     assert editor_ids(qtbot, window) == smaller.encode(TEXT)
+
+
+def _byte_level_file(path, merges: list[tuple[str, str]]) -> None:
+    import tokenizers
+    from tokenizers import decoders, models, pre_tokenizers
+
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    for a, b in merges:
+        vocab[a + b] = len(vocab)
+    hf = tokenizers.Tokenizer(models.BPE(vocab, merges))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    hf.save(str(path))
+
+
+def test_a_file_named_like_a_vocabulary_is_the_file_picked(qtbot, window, tmp_path):
+    """A real-display audit of the Vocabulary lab: a picker took any ``*vocab*.json`` for its
+    folder. A tokenizer.json saved as ``qwen2_vocab.json`` beside another model's
+    ``tokenizer.json`` showed that other model's tokens under the folder's name, and GPT-2's
+    pair saved as ``my_vocab.json`` + ``my_merges.txt`` (which ``bpe-studio inspect`` reads)
+    failed with "a directory without vocab.json + merges.txt", naming the folder."""
+    from tokenizers import Tokenizer as HfTokenizer
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    _byte_level_file(folder / "qwen2_vocab.json", [("h", "e"), ("he", "l")])
+    _byte_level_file(folder / "tokenizer.json", [("o", "r"), ("l", "d")])
+    text = "hello world"
+    expected = HfTokenizer.from_file(str(folder / "qwen2_vocab.json")).encode(text).ids
+    assert expected != HfTokenizer.from_file(str(folder / "tokenizer.json")).encode(text).ids
+    window.editor.set_text(text)
+    key = window.picker.add_file(folder / "qwen2_vocab.json")
+    assert key == file_key(folder / "qwen2_vocab.json")
+    assert editor_ids(qtbot, window) == expected
+
+    pair = tmp_path / "gpt2"
+    pair.mkdir()
+    (pair / "my_vocab.json").write_bytes((FIXTURES / "gpt2_vocab.json").read_bytes())
+    (pair / "my_merges.txt").write_bytes((FIXTURES / "gpt2_merges.txt").read_bytes())
+    window.picker.add_file(pair / "my_vocab.json")
+    picked = lambda: window.state.picked  # noqa: E731
+    qtbot.waitUntil(lambda: picked() is not None and "my_vocab" in picked().label, timeout=30_000)
+    assert editor_ids(qtbot, window) == Tokenizer.preset("gpt2").encode(text)
+    assert window.last_error is None

@@ -23,6 +23,8 @@ from collections.abc import Collection
 from functools import lru_cache
 from pathlib import Path
 
+from ...core.formats.files import GPT2_FILE_NAMES, is_gpt2_vocabulary
+
 # File names every model's files share: the folder (or its config) names the model.
 GENERIC_NAMES = frozenset(
     {
@@ -41,9 +43,13 @@ _CONFIG_BYTES = 1 << 20  # a model's config is small; a bigger file is not one
 
 def tokenizer_source(path: Path) -> Path:
     """What a chosen file stands for: a GPT-2 ``vocab.json`` (or GPT-2's ``gpt2_vocab.json``)
-    for its folder, which holds its merges too; any other file for itself."""
+    for its folder, which holds its merges too and reads as that pair; any other file for
+    itself. (Any ``*vocab*.json`` stood for its folder: a tokenizer.json saved as
+    ``qwen2_vocab.json`` showed the ``tokenizer.json`` beside it, and ``my_vocab.json`` +
+    ``my_merges.txt``, which the folder does not read, failed naming the folder.)"""
     path = Path(path)
-    if path.suffix.lower() == ".json" and path.name != "tokenizer.json" and "vocab" in path.name:
+    pair = dict(GPT2_FILE_NAMES).get(path.name)
+    if pair is not None and (path.parent / pair).is_file() and is_gpt2_vocabulary(path):
         return path.parent
     return path
 
