@@ -781,6 +781,7 @@ def test_why_this_token_says_when_encoding_never_gives_a_merged_token(qtbot, tmp
     wait_explained(qtbot, panel, decomposed)
     detail = panel.detail.text()
     assert detail.startswith("made by merge 1:") and "encoding never gives it" in detail, detail
+    assert "encoding never gives it" in panel.detail.toolTip()  # whole where the panel is short
     hub.select_token(composed)
     wait_explained(qtbot, panel, composed)
     assert "never" not in panel.detail.text(), panel.detail.text()

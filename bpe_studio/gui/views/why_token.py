@@ -18,6 +18,7 @@ with :meth:`WhyTokenPanel.set_occurrence_counter`), drawing the tree (``merge_tr
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -98,7 +99,7 @@ class Explanation:
     given: bool = True  # encoding the token's own bytes gives it (the Reach rule)
 
 
-NEVER_GIVEN = "encoding never gives it (unreachable: its own bytes encode to other tokens)"
+NEVER_GIVEN = "unreachable: encoding never gives it"
 
 
 def unmerged_kind(tok: Tokenizer, token_id: int, specials: frozenset[int], given: bool) -> str:
@@ -465,12 +466,14 @@ class WhyTokenPanel(QWidget):
             count = count_text(self.count_of(root.rank, root.id))
             # The count is the merge's own, not one at the step shown.
             made = "made" if self._heading_step is None else "to be made"
-            self._detail = (
-                f"{made} by merge {root.rank:,}: <code>{left}</code> + <code>{right}</code>, "
-                f"pair count {count} when merged"
-            )
+            # Said right after the merge: a narrow panel shows the detail's first lines only.
+            never = ""
             if self.explanation is not None and not self.explanation.given:
-                self._detail += f"; {NEVER_GIVEN}"
+                never = f" ({NEVER_GIVEN})"
+            self._detail = (
+                f"{made} by merge {root.rank:,}: <code>{left}</code> + <code>{right}</code>"
+                f"{never}, pair count {count} when merged"
+            )
         self.refresh_occurrences()
 
     def _whose(self) -> str:
@@ -491,6 +494,8 @@ class WhyTokenPanel(QWidget):
             elif n is not None:
                 detail += f" · {counted(n, 'time')} in the editor"
         self.detail.setText(detail)
+        # Whole in the tooltip: a short panel (1024 x 700) shows its first lines only.
+        self.detail.setToolTip(html.unescape(re.sub(r"<[^>]*>", "", detail)))
 
     def _clear(self) -> None:
         self.explanation = None
