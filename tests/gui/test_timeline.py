@@ -405,6 +405,45 @@ def test_bad_heldout_file_is_reported_before_any_run(qtbot, window, tmp_path):
         assert window.hub.heldout == before
 
 
+def test_a_heldout_file_bad_past_its_start_gives_way_to_the_one_before(qtbot, window, tmp_path):
+    """An audit (wrong order): a held-out file that is UTF-8 through the start Open checks and
+    not after it failed in the background, yet stayed the held-out text: the plot kept the
+    old curve and its name while the next Train failed on the file again, with no held-out
+    curve at all. The text before is the held-out text again, and the dialog says so."""
+    train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)
+    wait_curves(qtbot, window)
+    before = window.hub.heldout
+    bad = bad_after_probe(tmp_path / "held.txt")
+    assert window.curve.open_heldout(bad)
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
+    assert str(bad) in window.last_error
+    assert window.last_error.endswith(
+        "The held-out text is TinyStories validation (English, bundled) again."
+    )
+    assert window.hub.heldout == before
+    window.last_error = None
+    train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 400)
+    wait_curves(qtbot, window)
+    assert window.last_error is None
+    assert window.curve.feeder.series[HELD_OUT].source == before.name
+
+
+def test_a_heldout_file_gone_before_the_first_run_gives_way_at_train(qtbot, window, tmp_path):
+    """With no run on screen the file is read at Train: gone by then, the run is measured on
+    the text before it (and the next run is not asked to read the gone file again)."""
+    before = window.hub.heldout
+    gone = tmp_path / "held.txt"
+    gone.write_text("Once upon a time there was a held-out text.\n", encoding="utf-8")
+    assert window.curve.open_heldout(gone)
+    gone.unlink()
+    train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)
+    wait_curves(qtbot, window)
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
+    assert str(gone) in window.last_error and window.hub.heldout == before
+    qtbot.waitUntil(lambda: HELD_OUT in window.curve.feeder.series, timeout=10_000)
+    assert window.curve.feeder.series[HELD_OUT].source == before.name
+
+
 def test_loaded_tokenizer_gets_a_heldout_curve(qtbot, window, tmp_path):
     heldout = heldout_file(tmp_path)
     window.curve.open_heldout(heldout)

@@ -101,7 +101,9 @@ class _Curves:
         try:
             text = spec.read()
         except (OSError, ValueError) as unreadable:
-            reply(("failure", describe(name, spec, unreadable)))
+            # The curve and its file travel with the message: the plot goes back from a
+            # held-out text it cannot read (views/compression_plot).
+            reply(("failure", describe(name, spec, unreadable), name, spec.path))
             return
         curve = CompressionCurve(
             text, self.specials, pattern=self.pattern, pipeline=self.pipeline,

@@ -25,6 +25,7 @@ from importlib.resources import files
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import NamedTuple
 
 from ...core.corpus.counting import mp_context
 from ...core.formats.hf.pipeline import HfPipeline
@@ -43,6 +44,7 @@ HELD_OUT = "held-out"
 __all__ = [
     "HELD_OUT_BYTES",
     "IN_SAMPLE_BYTES",
+    "CurveFailure",
     "CurveFeeder",
     "CurveSeries",
     "TextSpec",
@@ -56,6 +58,14 @@ _LIVE: set[CurveFeeder] = set()
 def live_curve_threads() -> int:
     """How many curve threads or processes were started and are still running."""
     return sum(feeder.running for feeder in list(_LIVE))
+
+
+class CurveFailure(NamedTuple):
+    """A line saying what failed; for a text that could not be read, its curve and file."""
+
+    message: str
+    name: str | None = None
+    path: Path | None = None
 
 
 @dataclass
@@ -168,7 +178,7 @@ class CurveFeeder:
         self.series: dict[str, CurveSeries] = {}
         #: Bumped by the thread after every change to ``series``.
         self.version = 0
-        self._failures: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._failures: queue.SimpleQueue[CurveFailure] = queue.SimpleQueue()
         self._closed = False  # shut down for good: later work (a late signal) is dropped
 
     # ------------------------------------------------------------ GUI side
@@ -229,7 +239,11 @@ class CurveFeeder:
 
     def take_failures(self) -> list[str]:
         """The texts that could not be read or followed since the last call, one line each."""
-        out: list[str] = []
+        return [failure.message for failure in self.take_failure_records()]
+
+    def take_failure_records(self) -> list[CurveFailure]:
+        """As :meth:`take_failures`, each with the curve and file that could not be read."""
+        out: list[CurveFailure] = []
         while True:
             try:
                 out.append(self._failures.get_nowait())
@@ -295,7 +309,9 @@ class CurveFeeder:
         try:
             self._start_process()
         except (OSError, RuntimeError) as error:
-            self._failures.put(f"compression curve: its process could not start ({error})")
+            self._failures.put(
+                CurveFailure(f"compression curve: its process could not start ({error})")
+            )
             self._drop_all()
             return
         conn: Connection | None = self._conn
@@ -319,7 +335,9 @@ class CurveFeeder:
                         conn = self._restart_process()
                     except (OSError, RuntimeError) as error:
                         self._failures.put(
-                            f"compression curve: its process could not start again ({error})"
+                            CurveFailure(
+                                f"compression curve: its process could not start again ({error})"
+                            )
                         )
                         continue
                 self._between_commands()
@@ -333,8 +351,10 @@ class CurveFeeder:
                 # turned on again) starts a new one.
                 conn = None
                 self._failures.put(
-                    f"compression curve: {ended_abruptly('its process')}; the next run, or "
-                    "turning the curve off and on, starts it anew"
+                    CurveFailure(
+                        f"compression curve: {ended_abruptly('its process')}; the next run, "
+                        "or turning the curve off and on, starts it anew"
+                    )
                 )
             finally:
                 self._done = number
@@ -365,7 +385,7 @@ class CurveFeeder:
             if generation != self.generation:
                 continue
             if kind == "failure":
-                self._failures.put(reply[1])
+                self._failures.put(CurveFailure(*reply[1:]))
             elif kind == "series":
                 _, name, source, size, counts, error = reply
                 series = CurveSeries(name, source, size, counts, error)

@@ -208,6 +208,10 @@ class CompressionPlot(QWidget):
         hub.corpus_changed.connect(self._on_corpus)
         hub.phase_changed.connect(self._show_hint)
         self._held_failures: list[str] = []  # the curves' failures not reported yet
+        # The held-out text before the one opened last: measured again if that one cannot
+        # be read (an open checks only its start), so that the file named and measured stays
+        # one that can be.
+        self._heldout_before: Path | None = None
         hub.phase_changed.connect(self._report_failures)
         hub.editor_series_changed.connect(self._show_editor_points)
         self._legend_for: dict[str, tuple[str, int, str | None]] = {}  # what the legend says
@@ -322,6 +326,8 @@ class CompressionPlot(QWidget):
         if problem is not None:
             self.error.emit("Cannot measure compression", problem)
             return False
+        if Path(path) != self.heldout:
+            self._heldout_before = self.heldout
         self.hub.set_heldout(Path(path))
         self._show_heldout_advice()
         state = self.hub.state
@@ -353,10 +359,13 @@ class CompressionPlot(QWidget):
 
     @Slot()
     def _on_poll(self) -> None:
-        for message in self.feeder.take_failures():
+        for failure in self.feeder.take_failure_records():
+            message = failure.message
             if message.startswith(f"{IN_SAMPLE} text"):
                 # The corpus itself: the run reports what is wrong with it, once.
                 continue
+            if failure.name == HELD_OUT and failure.path == self.heldout:
+                message += self._go_back_from_heldout()
             self._held_failures.append(message)
         self._report_failures()
         busy = self.feeder.busy
@@ -368,6 +377,21 @@ class CompressionPlot(QWidget):
                 self._draw()
         if not busy and self.feeder.version == self._drawn:
             self._poll.stop()
+
+    def _go_back_from_heldout(self) -> str:
+        """The held-out text just found unreadable (bad UTF-8 past the start an open checks,
+        or gone since) gives way to the one before, measured again where a run is on screen;
+        what the message about it adds ("" with none to go back to). Kept, the unreadable
+        file stayed the model's while the plot showed the old curve, and every later Train
+        failed on it again."""
+        before, self._heldout_before = self._heldout_before, None
+        if before is None or before == self.heldout:
+            return ""
+        self.hub.set_heldout(before)
+        self._show_heldout_advice()
+        if self.recording and self.hub.state.phase is not Phase.IDLE:
+            self.feeder.add_text(HELD_OUT, TextSpec(before, HELD_OUT_BYTES))
+        return f"\n\nThe held-out text is {heldout_label(before)} again."
 
     @Slot()
     def _report_failures(self, *_: object) -> None:
