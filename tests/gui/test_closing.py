@@ -17,6 +17,7 @@ from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.gui.jobs import loader as loader_module
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.training.session import SETTLE_SECONDS, live_training_threads
+from bpe_studio.gui.views.picker import preset_key
 
 TINY = FIXTURES / "tinystories_sample.txt"
 SLICE = FIXTURES / "tinystories_slice.txt"
@@ -455,6 +456,25 @@ def test_closing_during_the_first_compile_hides_the_window_at_once(
         "bpe-studio: waiting for the merge engine to finish compiling before exiting "
         "(first run only)…\n"
     )
+
+
+def test_the_window_is_gone_before_closing_waits_for_the_jobs_under_way(qtbot, window):
+    """An audit (wrong order): closing while the editor's tokenizer was still being built
+    (o200k over a long text) left the window on screen, frozen, while closing waited for
+    that job (and the Report's, the lab's): 1.3 s with three. It is hidden before any wait."""
+    train_in_window(qtbot, window, TINY, 400)
+    window.picker.pick(preset_key("o200k_base"))  # built in the background
+    seen: list[bool] = []
+    for view in (window.editor_tokenizer, window.report, window.lab, window.controller):
+        wait = view.shutdown
+
+        def shutdown(*args, wait=wait, **kwargs):
+            seen.append(window.isVisible())
+            return wait(*args, **kwargs)
+
+        view.shutdown = shutdown
+    window.close()
+    assert seen == [False] * 4 and not window.isVisible()
 
 
 def _close_while_loading(qtbot, window, answer: str, vocab_size: int, out) -> list[tuple]:
