@@ -98,7 +98,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         super().__init__(parent)
         collect_on_gui_thread()  # never on a worker thread (see responsiveness.collector)
         free_when_deleted(self)  # its objects are frozen with the rest (keep_out_of_collections)
-        self.setWindowTitle("BPE Studio")
+        # "[*]": the title carries an asterisk while merges of the run are in no file.
+        self.setWindowTitle("BPE Studio[*]")
         self.setAcceptDrops(True)
         self.hub = AppModel()
         self.controller = Controller(self.hub, self)
@@ -199,6 +200,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         c, p = self.controller, self.panel
         c.error.connect(self.show_error)
         self.hub.notice_changed.connect(self._show_notice)
+        for changed in (self.hub.reset, self.hub.saved_changed, self.hub.updated):
+            changed.connect(self._show_unsaved)
         kept_settings.notifier().unkept.connect(self.show_notice)  # said once per process
         kept_settings.check_at_start()
         # A message belongs to the action that made it: the next one ends it (the model ends
@@ -388,6 +391,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def show_notice(self, message: str) -> None:
         """One line of news in the status bar, until the next action."""
         self.hub.set_notice(message)
+
+    @Slot()
+    def _show_unsaved(self) -> None:
+        """The title's mark of merges no file holds (a run trained or training, unsaved or
+        learning past its last Save): what closing, Train and Load would ask about."""
+        self.setWindowModified(self.hub.unsaved > 0)
 
     def _show_notice(self) -> None:
         notice = self.hub.notice

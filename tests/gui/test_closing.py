@@ -477,6 +477,32 @@ def test_the_window_is_gone_before_closing_waits_for_the_jobs_under_way(qtbot, w
     assert seen == [False] * 4 and not window.isVisible()
 
 
+def test_the_title_marks_a_run_whose_merges_no_file_holds(qtbot, window, tmp_path):
+    """An audit (wrong order): nothing on screen said whether the run shown was saved once
+    a Save's notice had ended (at the next action), nor that a run resumed after a Save
+    had learned merges no file holds, until closing asked. The title carries "*" (Qt's
+    window-modified mark) exactly while there are such merges: what closing asks about."""
+    assert window.windowTitle() == "BPE Studio[*]" and not window.isWindowModified()
+    session = paused_in_window(qtbot, window, TINY, 400, after=99)
+    qtbot.waitUntil(window.isWindowModified)
+    assert window.save_tokenizer(tmp_path / "first", "gpt2")
+    assert not window.isWindowModified()
+    with qtbot.waitSignal(session.finished, timeout=60_000):
+        window.toggle_pause()
+    qtbot.waitUntil(lambda: window.hub.unsaved > 0 and window.isWindowModified())
+    assert window.save_tokenizer(tmp_path / "whole", "hf")
+    assert not window.isWindowModified()
+    assert window.load_tokenizer(tmp_path / "whole" / "tokenizer.json")
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=30_000)
+    assert window.state.loaded is not None and not window.isWindowModified()
+    window.ask = lambda title, question: True  # the run after it is let go when asked
+    train_in_window(qtbot, window, TINY, 300)
+    assert window.isWindowModified()
+    window.controller.confirm = lambda title, question: True
+    assert window.open_corpus(SLICE)  # discards the run: nothing left to save
+    assert window.hub.unsaved == 0 and not window.isWindowModified()
+
+
 def _close_while_loading(qtbot, window, answer: str, vocab_size: int, out) -> list[tuple]:
     """Train a run, let it go for a tokenizer whose load is held until the close question
     comes, then close, answering ``answer``; the run's merges."""
