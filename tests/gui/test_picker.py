@@ -153,6 +153,35 @@ def test_load_and_drop_tiktoken_files(qtbot, window, tmp_path, small_tokenizer):
     assert editor_ids(qtbot, window) == enc.encode(TEXT)
 
 
+def test_a_dropped_folder_the_app_saved_into_loads_its_tokenizer(
+    qtbot, window, tmp_path, small_tokenizer
+):
+    """An audit (wrong order): the folder a Save had just written, dropped on the window (or
+    given to `bpe-studio gui`), was opened as a corpus and refused: "is a directory, not a
+    text file: open the text files in it, or give Glob or URL… a pattern such as …/*.txt".
+    A folder holding a tokenizer loads it; one holding none is still refused as a corpus."""
+    folder = tmp_path / "saved"
+    small_tokenizer.save(folder, format="gpt2")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(folder))])
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+        window.dropEvent(event)
+    assert blocker.args == [True], window.last_error
+    assert window.state.phase is Phase.LOADED
+    assert window.state.loaded.tokenizer.merges == small_tokenizer.merges
+    empty = tmp_path / "texts"
+    empty.mkdir()
+    assert not window.open_file(empty)
+    assert "is a directory, not a text file" in window.last_error
+
+
 def test_load_a_bare_rank_file_named_after_its_encoding(qtbot, window):
     # No NAME.json beside it: the name says the pattern (cl100k).
     path = FIXTURES.parents[1] / "resources" / "tokenizers" / "cl100k_base.tiktoken.gz"

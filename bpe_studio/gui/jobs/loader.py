@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ...core import Tokenizer, infer_special_tokens, load_merges, load_vocab
 from ...core.encode.foreign import ForeignTokenizer, open_foreign
 from ...core.formats.beside import tokenizer_json_beside
-from ...core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
+from ...core.formats.files import TIKTOKEN_SUFFIXES, foreign_file, tokenizers_in
 from ...core.formats.gpt2 import holds_vocabulary
 from ...core.formats.tiktoken import openai_encoding_of, sidecar_beside
 from ..model.file_names import tokenizer_name
@@ -48,9 +48,16 @@ def merges_beside(vocab_file: Path) -> Path:
 
 
 def is_tokenizer_file(path: Path) -> bool:
-    """Whether a dropped file is a tokenizer (rather than a corpus) by its name."""
+    """Whether a dropped file is a tokenizer (rather than a corpus): by its name, or a folder
+    holding one (as Save writes it: the loader reads a folder), which as a corpus was
+    refused as "a directory, not a text file"."""
     lower = path.name.lower()
-    return lower.endswith(".json") or lower.endswith(TIKTOKEN_SUFFIXES)
+    if lower.endswith(".json") or lower.endswith(TIKTOKEN_SUFFIXES):
+        return True
+    try:
+        return path.is_dir() and bool(tokenizers_in(path))
+    except OSError:
+        return False  # opened as a corpus, which says why it cannot be read
 
 
 def names_a_vocab(path: Path) -> bool:
