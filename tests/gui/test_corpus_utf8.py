@@ -37,6 +37,30 @@ def test_a_non_utf8_file_is_refused_at_open_and_the_run_stays(qtbot, window, tmp
     assert window.state.corpus == TINY.resolve()
 
 
+def test_a_glob_matching_a_file_not_utf8_is_refused_at_open_and_the_run_stays(
+    qtbot, window, tmp_path
+):
+    """An audit (wrong order): a glob was opened unread (Open read only the files given by
+    name), after "Discard the trained tokenizer?" had let the run on screen go for it, and
+    the run then failed at once on a file it matched that is not UTF-8: nothing was left.
+    Open reads the start of a glob's first files as it does a file named."""
+    first = train_in_window(qtbot, window, TINY, 300)
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    (shards / "a.txt").write_text("Once upon a time there was a cat.\n" * 50, encoding="utf-8")
+    (shards / "b.txt").write_bytes(b"\x00\xff\xfe" * 100)
+    asked: list[str] = []
+    window.ask = lambda title, question: asked.append(title) or True
+    window.last_error = None
+    assert not window.open_corpus([str(shards / "*.txt")])
+    assert window.last_error is not None
+    assert "b.txt" in window.last_error and "not valid UTF-8 at byte offset 1" in window.last_error
+    assert asked == []  # refused before the question: the run was never at stake
+    assert window.state.result is first and window.state.corpus == TINY.resolve()
+    (shards / "b.txt").write_text("The end.\n", encoding="utf-8")
+    assert window.open_corpus([str(shards / "*.txt")]), window.last_error
+
+
 def test_a_character_cut_by_the_probe_and_other_corpora_open(qtbot, window, tmp_path):
     # "é" is two bytes: the probe ends inside one, which is no fault of the file.
     cut = tmp_path / "accents.txt"

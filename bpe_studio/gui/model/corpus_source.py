@@ -9,8 +9,9 @@ sample-reading views (the compression curve's in-sample text, the report) can re
 ``read_as`` how the user said to read a file whose name does not say what it holds (a
 ``.json`` whose first line is a record, :func:`how_to_read`: as JSON Lines or as text;
 :func:`how_to_read` asks, for the Train page and the Vocabulary lab alike).
-:func:`utf8_problem` reads the start of each plain text file named, so that a file that is
-not UTF-8 is refused at Open, before the run on screen is discarded for it.
+:func:`utf8_problem` reads the start of each plain text file named (and of a glob's first
+``GLOB_FILES``), so that a file that is not UTF-8 is refused at Open, before the run on screen
+is discarded for it.
 What it leaves out: where the counting runs (``gui.views.cluster_choice``), training (``worker``).
 """
 
@@ -29,6 +30,9 @@ from ...core.corpus.sources import Kind, check_text_files, is_glob_or_url, resol
 
 # How much of each plain text file Open reads to check it is UTF-8 (on the GUI thread).
 PROBE_BYTES = 64 * 1024
+# The files of a glob whose starts Open reads, at most: a glob of thousands of shards would
+# hold the window up while each is opened (the run checks them all).
+GLOB_FILES = 16
 
 # How to read a file whose name does not say (what :func:`how_to_read`'s ``ask`` answers,
 # besides cancelling): the core's ``records`` values.
@@ -119,23 +123,29 @@ def utf8_problem(paths: Sequence[str], read_as: str | None = None) -> str | None
     """Why a local text file among ``paths`` (each an existing file or a glob or URL) is
     not UTF-8 text, in the core's words: an archive or a document (``check_text_files``,
     compressed files too), or the file and the byte offset of a fault in a plain file's first
-    ``PROBE_BYTES``; None when none is found. Globs, URLs and records are left to the run,
-    which reads and checks them all; so is a fault further on. ``read_as``: the core's
-    ``records``, as the corpus is read."""
+    ``PROBE_BYTES``; None when none is found. A glob's first ``GLOB_FILES`` local matches
+    are read as files named are; URLs, the rest and records are left to the run, which reads
+    and checks them all; so is a fault further on. ``read_as``: the core's ``records``, as
+    the corpus is read."""
     for path in paths:
-        if is_glob_or_url(path):
+        if "://" in path:
             continue
-        (file,) = resolve_corpus([path], read_as)
-        if not file.local or file.kind is not Kind.TEXT:
-            continue
-        try:
-            check_text_files([file])
-            if file.plain_local:
-                read_head(file.url, PROBE_BYTES, name=path)
-        except OSError as error:
-            return f"{path}: {error.strerror or error}"
-        except CorpusError as error:
-            return str(error)
+        # subtle: a glob's files were left to the run, so a glob matching a binary file was
+        # opened (asking first to discard the run on screen) and the run failed at once.
+        glob = is_glob_or_url(path)
+        files = resolve_corpus([path], read_as)
+        for file in files[:GLOB_FILES] if glob else files:
+            if not file.local or file.kind is not Kind.TEXT:
+                continue
+            name = file.name if glob else path
+            try:
+                check_text_files([file])
+                if file.plain_local:
+                    read_head(file.url, PROBE_BYTES, name=name)
+            except OSError as error:
+                return f"{name}: {error.strerror or error}"
+            except CorpusError as error:
+                return str(error)
     return None
 
 
