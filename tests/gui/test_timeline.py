@@ -428,6 +428,22 @@ def test_a_heldout_file_bad_past_its_start_gives_way_to_the_one_before(qtbot, wi
     assert window.curve.feeder.series[HELD_OUT].source == before.name
 
 
+def test_two_bad_heldout_files_opened_in_a_row_give_way_to_the_good_one(qtbot, window, tmp_path):
+    """The second opened before the first one's failure came: it goes back past the first."""
+    train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)
+    wait_curves(qtbot, window)
+    before = window.hub.heldout
+    errors: list[str] = []
+    window.curve.error.connect(lambda title, message: errors.append(message))
+    first, second = bad_after_probe(tmp_path / "one.txt"), bad_after_probe(tmp_path / "two.txt")
+    assert window.curve.open_heldout(first) and window.curve.open_heldout(second)
+    qtbot.waitUntil(lambda: len(errors) == 2, timeout=10_000)
+    wait_curves(qtbot, window)
+    assert window.hub.heldout == before
+    assert errors[1].endswith("TinyStories validation (English, bundled) again.")
+    assert window.curve.feeder.series[HELD_OUT].source == before.name
+
+
 def test_a_heldout_file_gone_before_the_first_run_gives_way_at_train(qtbot, window, tmp_path):
     """With no run on screen the file is read at Train: gone by then, the run is measured on
     the text before it (and the next run is not asked to read the gone file again)."""

@@ -208,10 +208,11 @@ class CompressionPlot(QWidget):
         hub.corpus_changed.connect(self._on_corpus)
         hub.phase_changed.connect(self._show_hint)
         self._held_failures: list[str] = []  # the curves' failures not reported yet
-        # The held-out text before the one opened last: measured again if that one cannot
-        # be read (an open checks only its start), so that the file named and measured stays
-        # one that can be.
-        self._heldout_before: Path | None = None
+        # The held-out texts before the one opened last, newest last: the newest one that
+        # can be read is measured again if that one cannot (an open checks only its start),
+        # so that the file named and measured stays one that can be.
+        self._heldout_before: list[Path] = []
+        self._heldout_unreadable: set[Path] = set()  # found so since it was last opened
         hub.phase_changed.connect(self._report_failures)
         hub.editor_series_changed.connect(self._show_editor_points)
         self._legend_for: dict[str, tuple[str, int, str | None]] = {}  # what the legend says
@@ -327,7 +328,8 @@ class CompressionPlot(QWidget):
             self.error.emit("Cannot measure compression", problem)
             return False
         if Path(path) != self.heldout:
-            self._heldout_before = self.heldout
+            self._heldout_before = [*self._heldout_before[-7:], self.heldout]
+        self._heldout_unreadable.discard(Path(path))
         self.hub.set_heldout(Path(path))
         self._show_heldout_advice()
         state = self.hub.state
@@ -364,8 +366,10 @@ class CompressionPlot(QWidget):
             if message.startswith(f"{IN_SAMPLE} text"):
                 # The corpus itself: the run reports what is wrong with it, once.
                 continue
-            if failure.name == HELD_OUT and failure.path == self.heldout:
-                message += self._go_back_from_heldout()
+            if failure.name == HELD_OUT and failure.path is not None:
+                self._heldout_unreadable.add(failure.path)
+                if failure.path == self.heldout:
+                    message += self._go_back_from_heldout()
             self._held_failures.append(message)
         self._report_failures()
         busy = self.feeder.busy
@@ -380,13 +384,17 @@ class CompressionPlot(QWidget):
 
     def _go_back_from_heldout(self) -> str:
         """The held-out text just found unreadable (bad UTF-8 past the start an open checks,
-        or gone since) gives way to the one before, measured again where a run is on screen;
+        or gone since) gives way to the newest one before it not found unreadable, measured
+        again where a run is on screen;
         what the message about it adds ("" with none to go back to). Kept, the unreadable
         file stayed the model's while the plot showed the old curve, and every later Train
         failed on it again."""
-        before, self._heldout_before = self._heldout_before, None
-        if before is None or before == self.heldout:
+        gone = self._heldout_unreadable | {self.heldout}
+        readable = [p for p in self._heldout_before if p not in gone]
+        if not readable:
             return ""
+        before = readable[-1]
+        self._heldout_before = readable[:-1]
         self.hub.set_heldout(before)
         self._show_heldout_advice()
         if self.recording and self.hub.state.phase is not Phase.IDLE:
