@@ -340,6 +340,21 @@ def _makeup_at(state, k: int) -> dict:
     return {name: (c.tokens, c.leading_space) for name, c in m.categories.items()}
 
 
+def test_the_page_is_busy_until_the_step_moved_to_is_drawn(qtbot, window, lab):
+    """Found by a longer run of the app's state machine (load, the lab on the run's
+    tokenizer, the timeline moved to step 0): the page said it was not busy while the
+    step's redraw still waited for the next turn of the event loop, so a wait for it to
+    settle (the tests', a script's) read the step before's categories."""
+    train_in_window(qtbot, window, CORPUS, 400)
+    window.tabs.setCurrentWidget(lab)
+    lab.picker.pick(RUN)
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    window.timeline.select_step(0)
+    assert lab.busy
+    settled(qtbot, lab)
+    assert lab.charts.drawn_categories == _makeup_at(window.state, 0)
+
+
 def test_the_runs_makeup_follows_the_timeline(qtbot, window, lab):
     session = paused_in_window(qtbot, window, FIXTURES / "tinystories_slice.txt", 900, 99)
     state = window.state

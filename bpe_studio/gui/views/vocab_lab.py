@@ -290,6 +290,7 @@ class VocabLabPage(QWidget):
             self._request.isActive()
             or self._live.isActive()
             or self._list_timer.isActive()
+            or self._redraw_timer.isActive()  # a step moved to: drawn on the next turn
             or self.runner.busy
         )
 
