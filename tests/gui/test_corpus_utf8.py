@@ -1,6 +1,7 @@
 """Open corpus reads the start of a plain text file and refuses one that is not UTF-8 there,
 naming the file and the byte, before asking to discard the run on screen (as an empty or
-missing file is refused). Other corpora (compressed files, records) are left to the run.
+missing file is refused); so is a compressed one, decompressed, and a glob's first files.
+Records are left to the run.
 A .json file whose first line is a JSON object is read as the user says: records or text."""
 
 from __future__ import annotations
@@ -61,12 +62,28 @@ def test_a_glob_matching_a_file_not_utf8_is_refused_at_open_and_the_run_stays(
     assert window.open_corpus([str(shards / "*.txt")]), window.last_error
 
 
+def test_a_compressed_file_not_utf8_is_refused_at_open_and_the_run_stays(qtbot, window, tmp_path):
+    """An audit (wrong order): a .txt.gz whose text is not UTF-8 opened (after "Discard the
+    trained tokenizer?" let the run on screen go) and Train then failed at once on it. Open
+    reads the start of its text, decompressed, as it does a plain file's."""
+    first = train_in_window(qtbot, window, TINY, 300)
+    bad = tmp_path / "bad.txt.gz"
+    bad.write_bytes(gzip.compress("caf\u00e9 au lait\n".encode("latin-1") * 10))
+    asked: list[str] = []
+    window.ask = lambda title, question: asked.append(title) or True
+    window.last_error = None
+    assert not window.open_corpus(bad)
+    assert window.last_error is not None
+    assert str(bad) in window.last_error and "not valid UTF-8 at byte offset 3" in window.last_error
+    assert asked == [] and window.state.result is first
+
+
 def test_a_character_cut_by_the_probe_and_other_corpora_open(qtbot, window, tmp_path):
     # "é" is two bytes: the probe ends inside one, which is no fault of the file.
     cut = tmp_path / "accents.txt"
     cut.write_bytes(b"a" + "\u00e9".encode() * PROBE_BYTES)
     assert window.open_corpus(cut), window.last_error
-    # A compressed file and records are read, and checked, by the run.
+    # A compressed file whose text is UTF-8 opens; records are read, and checked, by the run.
     compressed = tmp_path / "text.txt.gz"
     compressed.write_bytes(gzip.compress("caf\u00e9 au lait\n".encode() * 100))
     assert window.open_corpus(compressed), window.last_error

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.corpus.counting import read_head
+from ...core.corpus.counting import decode_head, read_head
 from ...core.corpus.errors import CorpusError
 from ...core.corpus.records import unsaid_records
 from ...core.corpus.sources import Kind, check_text_files, is_glob_or_url, resolve_corpus
@@ -122,11 +122,11 @@ def how_to_read(paths: Sequence[str], ask: Callable[[str, str], str]) -> str | N
 def utf8_problem(paths: Sequence[str], read_as: str | None = None) -> str | None:
     """Why a local text file among ``paths`` (each an existing file or a glob or URL) is
     not UTF-8 text, in the core's words: an archive or a document (``check_text_files``,
-    compressed files too), or the file and the byte offset of a fault in a plain file's first
-    ``PROBE_BYTES``; None when none is found. A glob's first ``GLOB_FILES`` local matches
-    are read as files named are; URLs, the rest and records are left to the run, which reads
-    and checks them all; so is a fault further on. ``read_as``: the core's ``records``, as
-    the corpus is read."""
+    compressed files too), or the file and the byte offset of a fault in a text file's first
+    ``PROBE_BYTES`` (a compressed one's, decompressed); None when none is found. A glob's
+    first ``GLOB_FILES`` local matches are read as files named are; URLs, the rest and records
+    are left to the run, which reads and checks them all; so is a fault further on.
+    ``read_as``: the core's ``records``, as the corpus is read."""
     for path in paths:
         if "://" in path:
             continue
@@ -142,8 +142,12 @@ def utf8_problem(paths: Sequence[str], read_as: str | None = None) -> str | None
                 check_text_files([file])
                 if file.plain_local:
                     read_head(file.url, PROBE_BYTES, name=name)
-            except OSError as error:
-                return f"{name}: {error.strerror or error}"
+                else:  # compressed: the start of its text, as the run decompresses it
+                    with file.open() as stream:
+                        data = stream.read(PROBE_BYTES + 1)
+                    decode_head(data[:PROBE_BYTES], name, cut=len(data) > PROBE_BYTES)
+            except (OSError, EOFError) as error:
+                return f"{name}: {getattr(error, 'strerror', None) or error}"
             except CorpusError as error:
                 return str(error)
     return None
