@@ -124,6 +124,25 @@ def test_malformed_merges_file(qtbot, window, tmp_path):
     assert "merges.txt" in text and "line 3" in text
 
 
+def test_a_merge_of_a_token_not_in_the_vocabulary_is_named_by_its_line(qtbot, window, tmp_path):
+    """A merges.txt line naming a token its vocab.json lacks is said as the library says it
+    (the line and the token), not as a token "made by no merge" that the line was meant to
+    make."""
+    vocab = tmp_path / "vocab.json"
+    vocab.write_bytes((FIXTURES / "gpt2_vocab.json").read_bytes())
+    lines = (FIXTURES / "gpt2_merges.txt").read_text(encoding="utf-8").splitlines()
+    assert lines[57] == "o t"  # line 58; "ot" is made by this merge only
+    lines[57] = "Ġt zzzzunknown"
+    merges = tmp_path / "merges.txt"
+    merges.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(vocab, merges)
+    assert blocker.args == [False]
+    text = _dialog_text(window)
+    assert "line 58" in text and "'zzzzunknown' is not in" in text, text
+    assert "made by no merge" not in text
+
+
 def test_load_gpt2_to_inspect(qtbot, window):
     with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
         assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")  # merges found beside it

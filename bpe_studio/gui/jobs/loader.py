@@ -19,11 +19,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ...core import Tokenizer, infer_special_tokens, load_merges, load_vocab
+from ...core import Tokenizer, infer_special_tokens
 from ...core.encode.foreign import ForeignTokenizer, open_foreign
 from ...core.formats.beside import tokenizer_json_beside
 from ...core.formats.files import TIKTOKEN_SUFFIXES, foreign_file, tokenizers_in
-from ...core.formats.gpt2 import holds_vocabulary
+from ...core.formats.gpt2 import holds_vocabulary, load_files
 from ...core.formats.tiktoken import openai_encoding_of, sidecar_beside
 from ..model.file_names import tokenizer_name
 from ..model.state import LoadedTokenizer, MergeRow, vocab_rows
@@ -86,8 +86,10 @@ def prepare(vocab_file: Path, merges_file: Path) -> LoadedTokenizer:
     """Load and prepare a GPT-2-format tokenizer for the views, with a warning when the
     model's ``tokenizer.json`` beside it encodes otherwise (``formats.beside``); raises
     OSError or ValueError naming the file (and line) on bad input."""
-    vocab = load_vocab(vocab_file)
-    merges = load_merges(merges_file)
+    # The pair read as the library reads it: a merge naming a token the vocabulary lacks is
+    # said by its line, before the inference of special tokens takes the token that line
+    # should have made for one "made by no merge".
+    vocab, merges = load_files(vocab_file, merges_file)
     specials = infer_special_tokens(vocab, merges, files=(vocab_file, merges_file))
     tokenizer = Tokenizer(vocab, merges, specials)
     warning = tokenizer_json_beside(vocab_file, tokenizer.to_data())
