@@ -371,6 +371,25 @@ def test_a_compressed_corpus_has_its_in_sample_curve(qtbot, window, tmp_path):
         assert sample.tokens[k] == len(tok.truncated(k).encode(corpus)), k
 
 
+def test_a_corpus_gone_after_its_run_is_said_when_its_curve_is_measured_again(
+    qtbot, window, tmp_path
+):
+    """An audit (wrong order): the corpus deleted after training, then Record off and on:
+    the in-sample curve was dropped with no word (its failures were left for the run to say,
+    which had read the corpus long before)."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes((FIXTURES / "tinystories_sample.txt").read_bytes())
+    train_in_window(qtbot, window, corpus, 300)
+    wait_curves(qtbot, window)
+    assert IN_SAMPLE in window.curve.feeder.series
+    corpus.unlink()
+    window.last_error = None
+    window.curve.record_box.setChecked(False)
+    window.curve.record_box.setChecked(True)
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=30_000)
+    assert str(corpus) in window.last_error and "not found" in window.last_error
+
+
 def test_bad_heldout_file_is_reported(qtbot, window, tmp_path):
     train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)
     wait_curves(qtbot, window)

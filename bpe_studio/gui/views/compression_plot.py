@@ -363,8 +363,10 @@ class CompressionPlot(QWidget):
     def _on_poll(self) -> None:
         for failure in self.feeder.take_failure_records():
             message = failure.message
-            if message.startswith(f"{IN_SAMPLE} text"):
-                # The corpus itself: the run reports what is wrong with it, once.
+            if message.startswith(f"{IN_SAMPLE} text") and self._run_reads_corpus():
+                # The corpus itself: the run reading it reports what is wrong with it, once.
+                # Past that (the corpus deleted after the run, then Record off and on) no
+                # one else would say why its curve is gone.
                 continue
             if failure.name == HELD_OUT and failure.path is not None:
                 self._heldout_unreadable.add(failure.path)
@@ -400,6 +402,14 @@ class CompressionPlot(QWidget):
         if self.recording and self.hub.state.phase is not Phase.IDLE:
             self.feeder.add_text(HELD_OUT, TextSpec(before, HELD_OUT_BYTES))
         return f"\n\nThe held-out text is {heldout_label(before)} again."
+
+    def _run_reads_corpus(self) -> bool:
+        """Whether the run is reading its corpus now, or failed reading it: it says then
+        what is wrong with the corpus."""
+        state = self.hub.state
+        return state.phase in (Phase.PRE_TOKENIZING, Phase.FAILED) or (
+            state.phase is Phase.PAUSED and state.resume_to is Phase.PRE_TOKENIZING
+        )
 
     @Slot()
     def _report_failures(self, *_: object) -> None:
