@@ -45,6 +45,7 @@ from hypothesis.stateful import (
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
 from bpe_studio.core.explain.vocabulary import token_table
+from bpe_studio.core.text.display import plural
 from bpe_studio.gui.model.panes import COMPARE_LEFT, COMPARE_RIGHT, EDITOR
 from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
 from bpe_studio.gui.model.state import Phase
@@ -341,7 +342,7 @@ class AppMachine(RuleBasedStateMachine):
             (COMPARE_LEFT, COMPARE_RIGHT),
         ):
             if isinstance(side, Side):
-                assert stats.text().startswith(f"{side.tokens:,} tokens · ")
+                assert stats.text().startswith(f"{plural(side.tokens, 'token')} · ")
                 assert stats.text().endswith(f" · {side.label}")
             else:  # the run discarded under it, or a pattern that leaves the text out
                 assert stats.text() == side.summary()

@@ -82,6 +82,19 @@ def test_compare_marks_the_differing_boundaries(qtbot, compare_view):
         assert f"<b>id {hello:,}</b>" in pane.tooltip_html(0)
 
 
+def test_compare_counts_one_token_in_the_singular(qtbot, compare_view):
+    """An audit: one emoji under GPT-4o read "1 tokens" above its pane and "+1 tokens" in
+    the status line (the Report's status says "1 sample" as the rest of the app does)."""
+    view = compare_view
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
+    comparison = _compare(qtbot, view, "\U0001f600")
+    assert (comparison.a.tokens, comparison.b.tokens) == (2, 1)
+    assert view.stats[0].text().startswith("2 tokens · ")
+    assert view.stats[1].text().startswith("1 token · 4.00 bytes/token · ")
+    assert view.status.text().endswith("+1 token: GPT-2 minus GPT-4o (o200k_base)")
+
+
 def _mark_pixels(pane, offset: int, width: int = 0) -> int:
     """Pixels of the mark's colour in the pane's grab, under the character at ``offset`` (or
     ``width`` pixels from where it starts)."""

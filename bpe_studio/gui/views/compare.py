@@ -47,6 +47,7 @@ from ...core.encode.token_spans import span_cuts
 from ...core.explain.report import diff_cuts
 from ...core.explain.span_arrays import SpanArrays, compute_spans
 from ...core.pretokenization.pretokenizer import UncoveredText
+from ...core.text.display import plural
 from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
 from ..responsiveness.debounce import single_shot
@@ -115,7 +116,7 @@ class Side:
         another pick for the pane is under way). Counts first: a narrow pane cuts the end,
         and a name as long as "The run's tokenizer (step 20,000)" left no room for them."""
         return (
-            f"{self.tokens:,} tokens · {self.bytes_per_token:.2f} bytes/token · "
+            f"{plural(self.tokens, 'token')} · {self.bytes_per_token:.2f} bytes/token · "
             f"{self.chars_per_token:.2f} characters/token · {self.label}"
         )
 
@@ -617,9 +618,10 @@ class CompareView(LazyPage):
             self._show_notes(stats, mark, side.notes if isinstance(side, Side) else ())
         n = len(comparison.diff)
         if isinstance(a, Side) and isinstance(b, Side):
+            more = a.tokens - b.tokens
             self.status.setText(
                 f"{n:,} boundar{'y differs' if n == 1 else 'ies differ'} · "
-                f"{a.tokens - b.tokens:+,} tokens: {a.label} minus {b.label}"
+                f"{more:+,} token{'' if abs(more) == 1 else 's'}: {a.label} minus {b.label}"
             )
         elif unbuilt:
             shown = [s.label for s in (a, b) if isinstance(s, Side)]
