@@ -426,6 +426,16 @@ def test_report_csv_holds_the_tokenizers_counts(qtbot, window, tmp_path):
     assert len(window.report.bars[2].opts["height"]) == 0  # slot 3 is empty
 
 
+def test_report_cell_tooltip_counts_one_in_the_singular(qtbot, window, tmp_path):
+    """An audit: a one-letter corpus's cell said "1 tokens for 1 bytes (1 characters)"."""
+    corpus = tmp_path / "one.txt"
+    corpus.write_bytes(b"x")
+    report = _report(qtbot, window, corpus)
+    row = report.samples.index("Corpus: one.txt")
+    assert window.report.table.item(row, 0).toolTip() == "1 token for 1 byte (1 character)"
+    assert window.report.table.item(0, 0).toolTip().endswith(" characters)")
+
+
 def test_report_exports_png_and_reports_failures(qtbot, window, tmp_path):
     from PySide6.QtGui import QImage
 

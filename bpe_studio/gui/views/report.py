@@ -468,8 +468,8 @@ class ReportView(LazyPage):
                 item = QTableWidgetItem(f"{cell.bytes_per_token:.2f}")
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 tip = (
-                    f"{cell.tokens:,} tokens for {cell.bytes:,} bytes "
-                    f"({cell.characters:,} characters)"
+                    f"{plural(cell.tokens, 'token')} for {plural(cell.bytes, 'byte')} "
+                    f"({plural(cell.characters, 'character')})"
                 )
                 if (unknown := cell.unknown) is not None:
                     tip += (
