@@ -412,6 +412,11 @@ def check_out_dir(
     out = Path(user_path)
     if out.exists() and not out.is_dir():
         raise CliError(f"{user_path}: exists and is not a directory (--out names a directory)")
+    from ..core.formats.files import file_named_for_folder  # the formats: not for --help
+
+    slip = file_named_for_folder(user_path)
+    if slip is not None:  # said before a run, not after its merges are learned
+        raise CliError(slip.replace("a tokenizer is saved into a folder", "--out is a folder"))
     for name in files:
         _not_an_input(out / name, user_path, inputs)
         if (out / name).is_dir():

@@ -88,6 +88,16 @@ def test_preset_to_tiktoken_takes_the_presets_name(tmp_path):
     assert read(tmp_path / "o" / "cl100k_base.tiktoken") == shipped
 
 
+def test_an_out_named_like_a_file_is_refused_before_training(tmp_path):
+    """An audit: convert --to hf --out w.json wrote w.json/tokenizer.json, a folder named
+    like the file meant; train said so only after its merges were learned, were it said."""
+    write_text(tmp_path / "c.txt", "low lower lowest " * 50)
+    for args in (["convert", "gpt2", "--to", "hf"], ["train", "c.txt", "--vocab-size", "270"]):
+        line = error_line(cli(tmp_path, *args, "--out", "w.json"))
+        assert "w.json: names a file, but --out is a folder" in line and "e.g. w" in line
+        assert not (tmp_path / "w.json").exists()
+
+
 def test_gpt2_files_of_another_pattern_say_how_to_load_them(tmp_path):
     stderr = ok(cli(tmp_path, "convert", "o200k_base", "--to", "gpt2", "--out", "g"))
     assert "--pattern o200k" in stderr

@@ -426,3 +426,20 @@ def test_ranks_that_skip_a_number_say_where(tmp_path):
         with pytest.raises(ValueError, match="cannot be built") as caught:
             Tokenizer.from_tiktoken(path, pattern="gpt2")
         assert str(caught.value).endswith(f"; no line holds rank 299 {said}")
+
+
+@pytest.mark.parametrize("fmt", ["gpt2", "hf", "tiktoken"])
+def test_a_folder_to_save_into_named_like_a_file_is_refused(tmp_path, fmt):
+    """An audit: Tokenizer.save("x.json") made a folder named x.json holding
+    x.json/vocab.json, where the user meant the file. A folder of that name made beforehand
+    is taken as given."""
+    tok = Tokenizer.preset("gpt2")
+    for name in ("x.json", "x.tiktoken", "merges.txt"):
+        with pytest.raises(
+            ValueError, match="names a file, but a tokenizer is saved into a folder"
+        ):
+            tok.save(tmp_path / name, fmt)
+        assert not (tmp_path / name).exists()
+    made = tmp_path / "kept.json"
+    made.mkdir()
+    assert all(p.parent == made for p in tok.save(made, fmt))

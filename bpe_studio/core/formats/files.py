@@ -746,6 +746,26 @@ def format_problem(format: str, pattern: str, special_tokens: Sequence[str]) -> 
     return None
 
 
+# A tokenizer's own files end so: a folder to save into named like one is a slip for the
+# file ("x.json" became a folder holding x.json/vocab.json).
+_FILE_SUFFIXES = (".json", ".tiktoken", ".txt")
+
+
+def file_named_for_folder(directory: str | os.PathLike[str]) -> str | None:
+    """Why ``directory``, given as the folder a save writes into, looks meant as a file: it is
+    no folder yet and its name ends like a tokenizer's file (``x.json``); None otherwise (a
+    folder of that name made beforehand is taken as given)."""
+    path = Path(directory)
+    if path.is_dir() or not path.name.lower().endswith(_FILE_SUFFIXES):
+        return None
+    stem = path.name[: path.name.rindex(".")] or "tokenizer"
+    return (
+        f"{os.fspath(directory)}: names a file, but a tokenizer is saved into a folder (its "
+        f"files go inside, as {path.name}/vocab.json or {path.name}/tokenizer.json); name a "
+        f"folder, e.g. {os.fspath(path.with_name(stem))}"
+    )
+
+
 def save_data(
     directory: str | os.PathLike[str],
     data: TokenizerData,
@@ -763,6 +783,9 @@ def save_data(
         raise ValueError("save: the directory is empty; name the folder to write into")
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; the formats are {', '.join(FORMATS)}")
+    slip = file_named_for_folder(directory)
+    if slip is not None:
+        raise ValueError(slip)
     if name is not None and format != "tiktoken":
         raise ValueError(f"format {format!r} has fixed file names; name={name!r} is for tiktoken")
     if name is not None:
