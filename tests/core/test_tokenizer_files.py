@@ -443,3 +443,13 @@ def test_a_folder_to_save_into_named_like_a_file_is_refused(tmp_path, fmt):
     made = tmp_path / "kept.json"
     made.mkdir()
     assert all(p.parent == made for p in tok.save(made, fmt))
+
+
+def test_a_tokenizer_file_gone_is_said_to_be_no_such_file(tmp_path):
+    """An audit: a tokenizer.json deleted after it was picked was said "not found ...
+    (expected a GPT-2 directory ..., a tokenizer.json, a .tiktoken file or a preset)", as
+    if it were of a wrong kind."""
+    for name in ("gone.json", "gone.tiktoken", "gone.tiktoken.gz"):
+        with pytest.raises(FileNotFoundError) as caught:
+            Tokenizer.load(tmp_path / name)
+        assert str(caught.value) == f"tokenizer not found: {tmp_path / name}: no such file"

@@ -301,6 +301,10 @@ def _not_a_preset(name: str) -> str:
             f"{name}: a tiktoken encoding that is not bundled (the presets are "
             f"{', '.join(PRESETS)}); name its .tiktoken rank file"
         )
+    if name.lower().endswith((".json", *TIKTOKEN_SUFFIXES)):
+        # A file's name: the list of what a source may be would read as if it were a
+        # file of a wrong kind.
+        return f"tokenizer not found: {name}: no such file"
     meant = hub_source_meant(name)
     hint = f" (for a Hugging Face model, write {meant})" if meant else ""
     return f"tokenizer not found: {name} (expected {_what_is_accepted()}){hint}"
