@@ -45,6 +45,18 @@ def test_the_times_say_what_they_cover_while_merging():
     assert status_text(state).endswith(" · ~0:12 left")
 
 
+def test_a_paused_run_shows_no_merge_rate():
+    """A paused run's line said "Paused · Merging: 156 / 443 · 180,870 merges/s": the rate
+    of the merges drained as the pause came, at the pause's frozen time (another pause of
+    the same run said "0 merges/s"). Nothing merges while paused: no rate is shown."""
+    state = merging_state(elapsed=25.0, merge_start=11.0, rate=180_870.0)
+    state.record = []
+    state.published = 156
+    state.phase, state.resume_to = Phase.PAUSED, Phase.MERGING
+    text = status_text(state)
+    assert text == "Paused · Merging: 156 / 9,743 · 0:25 elapsed, 0:14 of it merging"
+
+
 def test_a_run_stopped_during_a_replay_says_so_while_the_replay_goes_on():
     """A real-display audit: Stop (Shift+F5) pressed while a replay animated the run left
     "Replaying the run: step 3,799 of 14,236" alone on the line: nothing said the run had

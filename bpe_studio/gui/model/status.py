@@ -137,8 +137,12 @@ def _running_text(state: RunState, phase: Phase) -> str:
         return f"{head}Pre-tokenizing: {stored_amounts(state)} · {_times(state)}" + (
             f" · {where}" if where else ""
         )
-    done, target, rate = state.published, state.target_merges, state.rate
-    text = f"{head}Merging: {done:,} / {target:,} · {rate:,.0f} merges/s · {_times(state)}"
+    done, target = state.published, state.target_merges
+    # subtle: no rate while paused. Nothing merges then, and the clock's last samples are
+    # the merges drained as the pause came, at the pause's frozen time: "0 merges/s" or
+    # "180,870 merges/s" on the same corpus.
+    rate = "" if head else f" · {state.rate:,.0f} merges/s"
+    text = f"{head}Merging: {done:,} / {target:,}{rate} · {_times(state)}"
     if state.remaining is not None and target > done:
         text += f" · ~{format_duration(state.remaining)} left"
     return text
