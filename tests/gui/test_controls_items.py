@@ -89,13 +89,28 @@ def test_special_tokens_may_hold_spaces(qtbot, window):
     window.panel.specials_edit.setText("<|im start|>\n\n<|im end|>\n<|im start|>")
     assert window.panel.special_tokens() == ("<|im start|>", "<|im end|>")
     # Each line's id beside it (a blank or repeated line gets none), and the list in words.
-    assert window.panel.specials_ids.text() == "→ 256\n\n→ 257\n"
+    assert window.panel.specials_beside == ["→ 256", "", "→ 257", ""]
+    assert window.panel.specials_ids.text() == "→ 256\n"  # the lines the edit shows
     assert window.panel.specials_ids.toolTip() == "<|im start|> → 256\n<|im end|> → 257"
     specials = "<|im start|>\n<|im end|>"
     result = train_in_window(qtbot, window, DEMO_CORPUS, 300, specials=specials)
     assert result.vocab[256] == b"<|im start|>" and result.vocab[257] == b"<|im end|>"
     text = corpus_text()
     assert result.merges == reference_train(text, 300, ["<|im start|>", "<|im end|>"])[1]
+
+
+def test_the_ids_beside_the_special_tokens_follow_the_edits_scroll(qtbot, window):
+    """Real-display audit: five special tokens in the two-line edit, scrolled to the last
+    two, had "→ 256" and "→ 257" beside "<|c|>" and "<|d|>" (ids 259 and 260), the column of
+    all five ids running past the edit; unscrolled, "→ 256" stood above the first line."""
+    panel = window.panel
+    panel.specials_edit.setText("\n".join(["<|endoftext|>", "<|a|>", "<|b|>", "<|c|>", "<|d|>"]))
+    assert panel.specials_ids.text() == "→ 256\n→ 257"
+    bar = panel.specials_edit.verticalScrollBar()
+    bar.setValue(bar.maximum())
+    first = panel.specials_edit.first_line_shown()
+    assert first > 0
+    assert panel.specials_ids.text() == "\n".join(f"→ {256 + i}" for i in range(first, first + 2))
 
 
 def test_a_single_byte_special_token_is_refused_before_train(qtbot, window):
@@ -108,7 +123,7 @@ def test_a_single_byte_special_token_is_refused_before_train(qtbot, window):
     assert panel.problem_label.isVisible() and "Special token 'a' is a single byte" in problem
     assert not panel.train_button.isEnabled() and not window.start_training()
     assert "border" in panel.specials_edit.styleSheet()
-    assert panel.specials_ids.text() == "→ 256\n\n→ 257"  # the refused line gets no id
+    assert panel.specials_beside == ["→ 256", "", "→ 257"]  # the refused line gets no id
     panel.specials_edit.setText(f"{EOT}\n<a>")
     assert not panel.problem_label.isVisible() and panel.train_button.isEnabled()
     assert panel.specials_edit.styleSheet() == ""
@@ -574,5 +589,5 @@ def test_a_special_token_holding_a_break_python_splits_at_stays_one(qtbot, windo
     window.panel.specials_edit.setText("\n".join(odd))
     # Qt's plain text made a line break of U+2028 and a space of the no-break space (review).
     assert window.panel.special_tokens() == tuple(odd)
-    assert window.panel.specials_ids.text() == "\n".join(f"→ {256 + i}" for i in range(6))
+    assert window.panel.specials_beside == [f"→ {256 + i}" for i in range(6)]
     assert window.panel.specials_edit.text() == "\n".join(odd)  # kept as typed

@@ -236,6 +236,8 @@ class TrainingPanel(QWidget):
         self.text_field_edit.setVisible(False)
         self.text_field_edit.textChanged.connect(self._check_inputs)
         self.cluster_choice.changed.connect(self._check_inputs)
+        self.specials_beside: list[str] = []  # each line's id ("" for none), as typed
+        self.specials_edit.verticalScrollBar().valueChanged.connect(self._show_ids_beside)
         self.specials_edit.textChanged.connect(self._check_inputs)
         self.vocab_spin.valueChanged.connect(self._check_inputs)
         self.pattern_choice.changed.connect(self._check_inputs)
@@ -302,7 +304,8 @@ class TrainingPanel(QWidget):
         for line in self.specials_edit.lines():
             beside.append(f"→ {id_of[line]}" if line in id_of and line not in shown else "")
             shown.add(line)
-        self.specials_ids.setText("\n".join(beside))
+        self.specials_beside = beside
+        self._show_ids_beside()
         self._kept_specials = kept
         self._show_whose_ids()
         tokens_problem = self.specials_edit.problem()
@@ -325,6 +328,16 @@ class TrainingPanel(QWidget):
             self._show_run()  # shows the problem too
         else:
             self._show_problem(problem)
+
+    @Slot()
+    def _show_ids_beside(self) -> None:
+        """The ids of the lines the edit shows, beside them. subtle: every line's id, under a
+        scrolled edit, put 256 beside its fourth token, and a column taller than the edit
+        stood above its first line."""
+        edit = self.specials_edit
+        first = edit.first_line_shown()
+        shown = self.specials_beside[first : first + edit.LINES_SHOWN]
+        self.specials_ids.setText("\n".join(shown))
 
     def _show_whose_ids(self) -> None:
         """Say that the ids beside the special tokens are the next run's, when the tokenizer

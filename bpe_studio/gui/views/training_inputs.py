@@ -69,13 +69,15 @@ class SpecialTokensEdit(QPlainTextEdit):
         "in this order, and are never split or merged."
     )
 
+    LINES_SHOWN = 2  # the edit's height, in lines; more scroll
+
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setPlainText(text)
         self.setTabChangesFocus(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         lines = self.fontMetrics().lineSpacing()
-        self.setFixedHeight(2 * lines + 12)
+        self.setFixedHeight(self.LINES_SHOWN * lines + 12)
         self.setToolTip(self.HELP)
 
     def text(self) -> str:
@@ -92,6 +94,10 @@ class SpecialTokensEdit(QPlainTextEdit):
         \\x1c-\\x1e, which made two special tokens of one holding them, where the command
         line takes one."""
         return [line.strip(" \t") for line in self.text().split("\n")]
+
+    def first_line_shown(self) -> int:
+        """The line at the top of the edit (it scrolls by whole lines: no wrapping)."""
+        return self.verticalScrollBar().value()
 
     def tokens(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(line for line in self.lines() if line))
