@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
 
 from bpe_studio.core.train.pair_history import PairHistory
 
@@ -156,3 +157,19 @@ def held_in_compile(qtbot, window, monkeypatch, tmp_path: Path, vocab_size: int 
         timeout=30_000,
     )
     return session, go
+
+
+def drop_event(path: Path) -> QDropEvent:
+    """The event of ``path`` dropped on a window (a copy, with the left button)."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    # subtle: the event does not own its data, which Python would free on return (a crash).
+    event.held_mime = mime
+    return event

@@ -11,9 +11,7 @@ import json
 import os
 
 import pytest
-from gui_helpers import FIXTURES, wait_for_spans
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
+from gui_helpers import FIXTURES, drop_event, wait_for_spans
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.formats.base.preset_table import PRESETS
@@ -123,15 +121,7 @@ def test_load_and_drop_tiktoken_files(qtbot, window, tmp_path, small_tokenizer):
     import tiktoken
 
     rank_file, sidecar = small_tokenizer.save(tmp_path, format="tiktoken", name="small")
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(rank_file))])
-    event = QDropEvent(
-        QPointF(10, 10),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
+    event = drop_event(rank_file)
     with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
         window.dropEvent(event)
     assert blocker.args == [True], window.last_error
@@ -162,15 +152,7 @@ def test_a_dropped_folder_the_app_saved_into_loads_its_tokenizer(
     A folder holding a tokenizer loads it; one holding none is still refused as a corpus."""
     folder = tmp_path / "saved"
     small_tokenizer.save(folder, format="gpt2")
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(folder))])
-    event = QDropEvent(
-        QPointF(10, 10),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
+    event = drop_event(folder)
     with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
         window.dropEvent(event)
     assert blocker.args == [True], window.last_error

@@ -7,13 +7,14 @@ import threading
 import pytest
 from gui_helpers import (
     EOT,
+    drop_event,
     held_in_compile,
     paused_in_window,
     train_in_window,
     wait_for_spans,
 )
-from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, QPointF, Qt, QTimer, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, Qt, QTimer, QUrl
+from PySide6.QtGui import QDragEnterEvent
 
 from bpe_studio.core import Tokenizer, train_bpe, trainer_from_file
 from bpe_studio.gui.app import DEMO_CORPUS
@@ -285,15 +286,7 @@ def test_vocabulary_sorts_by_count(qtbot, window):
 def test_dropping_a_file_opens_it(qtbot, window, tmp_path):
     corpus = tmp_path / "dropped.txt"
     corpus.write_text("a b c\n", encoding="utf-8")
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(corpus))])
-    event = QDropEvent(
-        QPointF(10, 10),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
+    event = drop_event(corpus)
     window.dropEvent(event)
     assert window.state.corpus == corpus.resolve()
     assert window.panel.train_button.isEnabled()
