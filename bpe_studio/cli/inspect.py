@@ -110,6 +110,21 @@ def _load_against(source: str, specials: list[str] | None, *, warn: bool) -> Any
             raise first from None
 
 
+def _load_source(args: argparse.Namespace) -> AnyTokenizer:
+    """SRC, read with ``--special-token``'s; with ``--against``, those may be SRC2's alone
+    (GPT-2 files that cannot mark their own, compared with a preset): SRC that refuses them
+    is read again without. Where that fails too, the first error is the one said."""
+    try:
+        return _load(args.source, args.pattern, args.special_token)
+    except ValueError as first:
+        if args.against is None or not args.special_token:
+            raise
+        try:
+            return _load(args.source, args.pattern)
+        except ValueError:
+            raise first from None
+
+
 def _inspect(args: argparse.Namespace) -> int:
     check_stdout_open(STDOUT)  # the report goes there: said before any work
     # The report appended to a corpus or tokenizer file it reads (">> notes.txt") is
@@ -126,7 +141,7 @@ def _inspect(args: argparse.Namespace) -> int:
     for path in corpora:
         check_input(path, "corpus", globs=True)
     check_stdin_once(corpora, "a corpus")
-    tok = _load(args.source, args.pattern, args.special_token)
+    tok = _load_source(args)
     table = token_table(tok, status=say)
     split = split_pattern(tok), split_line(tok)
     other = None

@@ -327,6 +327,13 @@ def test_against_gpt2_files_that_need_their_special_token_named(tmp_path):
     assert against["only_this"] == 20 and against["only_other"] == 0
     refused = cli(tmp_path, "inspect", "t320", "--against", "t300")
     assert "t320/vocab.json" in error_line(refused)
+    # The token named for SRC2 alone: SRC (a preset) does not hold it, and is read without.
+    report = cli(tmp_path, "inspect", "gpt2", "--against", "t300", "--special-token", special,
+                 "--json")  # fmt: skip
+    ok(report)
+    assert [s["token"] for s in json.loads(report.stdout)["special_tokens"]] == ["<|endoftext|>"]
+    alone = cli(tmp_path, "inspect", "gpt2", "--special-token", special)
+    assert f"special token '{special}' is not in gpt2" in error_line(alone)
 
 
 def test_the_report_appended_to_its_corpus_is_refused(tmp_path):
