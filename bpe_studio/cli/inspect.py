@@ -94,35 +94,19 @@ def _load(
     return tok
 
 
-def _load_against(source: str, specials: list[str] | None, *, warn: bool) -> AnyTokenizer:
-    """The ``--against`` tokenizer, read with the special tokens its own files give; GPT-2
-    files that cannot mark one (trained with ``<|a|><|b|>``, as the SRC they are compared
-    with often was) are read again with ``--special-token``'s, the only way to name it.
-    Where that fails too, the first error is the one said."""
-    try:
-        return _load(source, None, warn=warn)
-    except ValueError as first:
-        if not specials:
-            raise
+def _load_either(
+    source: str, pattern: str | None, tries: list[list[str] | None], *, warn: bool = True
+) -> AnyTokenizer:
+    """``source`` read with each set of special tokens of ``tries`` in turn, until one is
+    taken; where none is, the first error is the one said."""
+    first: ValueError | None = None
+    for specials in tries:
         try:
-            return _load(source, None, specials, warn=warn)
-        except ValueError:
-            raise first from None
-
-
-def _load_source(args: argparse.Namespace) -> AnyTokenizer:
-    """SRC, read with ``--special-token``'s; with ``--against``, those may be SRC2's alone
-    (GPT-2 files that cannot mark their own, compared with a preset): SRC that refuses them
-    is read again without. Where that fails too, the first error is the one said."""
-    try:
-        return _load(args.source, args.pattern, args.special_token)
-    except ValueError as first:
-        if args.against is None or not args.special_token:
-            raise
-        try:
-            return _load(args.source, args.pattern)
-        except ValueError:
-            raise first from None
+            return _load(source, pattern, specials, warn=warn)
+        except ValueError as error:
+            first = first or error
+    assert first is not None  # tries is never empty
+    raise first from None
 
 
 def _inspect(args: argparse.Namespace) -> int:
@@ -141,14 +125,23 @@ def _inspect(args: argparse.Namespace) -> int:
     for path in corpora:
         check_input(path, "corpus", globs=True)
     check_stdin_once(corpora, "a corpus")
-    tok = _load_source(args)
+    # --special-token names SRC's; with --against, maybe SRC2's alone (GPT-2 files that
+    # cannot mark their own, compared with a preset): SRC that refuses them is read without.
+    named = args.special_token
+    tok = _load_either(
+        args.source, args.pattern, [named, None] if args.against and named else [named]
+    )
     table = token_table(tok, status=say)
     split = split_pattern(tok), split_line(tok)
     other = None
     other_notes: tuple[str, ...] = ()
     if args.against is not None:
         again = os.path.realpath(args.against) == os.path.realpath(args.source)
-        against = _load_against(args.against, args.special_token, warn=not again)
+        # SRC2 with the special tokens its own files give; GPT-2 files that cannot mark one
+        # (trained with "<|a|><|b|>", as SRC often was) with --special-token's.
+        against = _load_either(
+            args.against, None, [None, named] if named else [None], warn=not again
+        )
         other, other_notes = token_table(against, status=say), against.notes
     # subtle: where a normalizer or a prefix space changes the text's bytes (or tokenizers
     # runs the file), the ids' bytes do not tell how much was dropped: the usage's dropped is

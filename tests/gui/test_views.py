@@ -153,7 +153,7 @@ def test_long_pairs_leave_the_bars_and_the_title_their_room(qtbot):
     the chart, their tokens cut with "…", and a short pair keeps its whole label."""
     from PySide6.QtGui import QFontMetrics
 
-    from bpe_studio.gui.views.pair_chart import _plain
+    from bpe_studio.gui.views.common import plain_text
 
     hub = run_hub()
     chart = shown_chart(qtbot, hub, 700, 260)
@@ -169,6 +169,6 @@ def test_long_pairs_leave_the_bars_and_the_title_their_room(qtbot):
     assert labels[0].startswith("掩 + 盖")
     assert "…" in labels[1] and labels[1].startswith("推进 + ")
     assert all(metrics.horizontalAdvance(label) <= axis.width() for label in labels)
-    title = _plain(chart.pairs_plot.titleLabel.text)
+    title = plain_text(chart.pairs_plot.titleLabel.text)
     room = width - axis.width() - 16
     assert "掩 + 盖" in title and chart._title_metrics.horizontalAdvance(title) <= room

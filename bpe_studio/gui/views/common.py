@@ -3,6 +3,8 @@ often. The colours are the scheme's (``theme.colours()``)."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 from PySide6 import QtGui
@@ -39,6 +41,11 @@ counted = plural
 # one (the platform's, or the user's setting) scales every size the views set themselves, or
 # their text would stay small, and clip, beside labels that grew.
 DESIGN_POINTS = 9.0
+
+
+def plain_text(rich: str) -> str:
+    """The text a rich-text label or title shows (its tags dropped, its entities read)."""
+    return html.unescape(re.sub(r"<[^>]*>", "", rich))
 
 
 def points(size: float) -> float:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import html
 import math
-import re
 from collections.abc import Sequence
 from operator import attrgetter
 
@@ -34,7 +33,7 @@ from ..model.app_model import AppModel
 from ..model.file_names import named_file
 from ..model.state import LoadedTokenizer, Phase
 from ..model.status import compiling_shown, compiling_text
-from .common import monospace_font, not_a_tab_stop, points, title_label, token_text
+from .common import monospace_font, not_a_tab_stop, plain_text, points, title_label, token_text
 from .theme import colours, themed
 
 TOP_K = 20
@@ -65,11 +64,6 @@ def loaded_note(loaded: LoadedTokenizer) -> str:
     else:
         files = f"{name} (a Hugging Face tokenizer) holds"
     return f"{files} merge ranks, no pair counts: train a tokenizer to see them"
-
-
-def _plain(rich: str) -> str:
-    """The text a rich-text title shows."""
-    return html.unescape(re.sub(r"<[^>]*>", "", rich))
 
 
 def _accent(text: str) -> str:
@@ -369,7 +363,7 @@ class PairChart(QWidget):
             # last set (pyqtgraph fixes it as its maximum at once; the layout follows later).
             room = widget.width() - int(plot.getAxis("left").maximumWidth()) - 16
             metrics = self._title_metrics
-            fitting = [v for v in variants if metrics.horizontalAdvance(_plain(v)) <= room]
+            fitting = [v for v in variants if metrics.horizontalAdvance(plain_text(v)) <= room]
             elide = self._elidable.get(id(plot))
             elided = Qt.TextElideMode.ElideRight
             if fitting:
@@ -390,8 +384,8 @@ class PairChart(QWidget):
                 cut = label if whole else metrics.elidedText(label, elided, rest) or "…"
                 chosen = html.escape(prefix) + _accent(cut)
             else:
-                chosen = html.escape(metrics.elidedText(_plain(variants[-1]), elided, room))
-        widget.setToolTip("" if chosen == variants[0] else _plain(variants[0]))
+                chosen = html.escape(metrics.elidedText(plain_text(variants[-1]), elided, room))
+        widget.setToolTip("" if chosen == variants[0] else plain_text(variants[0]))
         if chosen != plot.titleLabel.text:
             plot.setTitle(chosen, color=colours().plot_text, size=f"{points(TITLE_POINTS):.1f}pt")
             # subtle: the view laid the plot out at least as wide as the title it had (its

@@ -18,7 +18,6 @@ with :meth:`WhyTokenPanel.set_occurrence_counter`), drawing the tree (``merge_tr
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +55,7 @@ from .common import (
     configure_table,
     counted,
     monospace_font,
+    plain_text,
     points,
     steady_label,
     token_text,
@@ -495,7 +495,7 @@ class WhyTokenPanel(QWidget):
                 detail += f" · {counted(n, 'time')} in the editor"
         self.detail.setText(detail)
         # Whole in the tooltip: a short panel (1024 x 700) shows its first lines only.
-        self.detail.setToolTip(html.unescape(re.sub(r"<[^>]*>", "", detail)))
+        self.detail.setToolTip(plain_text(detail))
 
     def _clear(self) -> None:
         self.explanation = None
