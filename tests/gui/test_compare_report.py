@@ -1231,3 +1231,48 @@ def test_a_pane_picked_anew_says_whose_tokens_it_shows_until_its_own_come(
     with qtbot.waitSignal(view.error, timeout=30_000):
         view.choices[0].add_file(bad)
     qtbot.waitUntil(lambda: view.stats[0].text().endswith("· GPT-4 (cl100k_base)"), timeout=30_000)
+
+
+def test_compare_shows_the_step_the_timeline_went_back_to_while_the_run_merges(
+    qtbot, window, monkeypatch
+):
+    """A real-run audit (Chinese, 32,000 tokens): scrubbed back to step 200 while the run
+    merged on, Compare's pane of the run's tokenizer said "(step 1,906)", the step of the last
+    live rebuild, until the run ended, while every other view showed step 200: a step moved
+    back was never rebuilt (it was paced as if the run's newest merges had come)."""
+    from gui_helpers import EOT
+    from reference_encoder import ReferenceEncoder
+
+    from bpe_studio.core import initial_vocab, iter_merges
+    from bpe_studio.core.pretokenization.names import pattern_regex
+    from bpe_studio.gui.app import DEMO_CORPUS
+    from bpe_studio.gui.model.state import Phase, RunSettings
+    from bpe_studio.gui.responsiveness import frame_budget
+    from bpe_studio.gui.views.picker import RUN
+
+    # Frames, not the clock, pace the rebuilds here: each frame may rebuild.
+    monkeypatch.setattr(frame_budget, "EDITOR_REFRESH_SECONDS", 0.0)
+    steps = list(iter_merges(DEMO_CORPUS, 256 + 1 + 600, [EOT], workers=1))
+    hub, compare = window.hub, window.compare
+    hub.begin_run(RunSettings(857, (EOT,)), initial_vocab([EOT]))
+    hub.start_merging()
+    hub.append_merges(steps[:500])
+    hub.publish()  # a live frame: the run's tokenizer is rebuilt at merge 500
+    qtbot.waitUntil(lambda: hub.state.shown.merge_count == 500, timeout=10_000)
+    compare.choices[0].pick(RUN)
+    window.tabs.setCurrentWidget(compare)
+    hub.select_step(100)
+    hub.append_merges(steps[500:])
+
+    def shown_at(k: int) -> bool:
+        hub.publish()  # the run merges on: a frame each time
+        side = compare.comparison.a if compare.comparison is not None else None
+        return not compare.busy and getattr(side, "label", "").endswith(f"(step {k:,})")
+
+    qtbot.waitUntil(lambda: shown_at(100), timeout=30_000)
+    assert hub.state.phase is Phase.MERGING and hub.state.step == 100
+    vocab = dict(initial_vocab([EOT]))
+    vocab.update((s.new_id, s.left + s.right) for s in steps[:100])
+    merges = [(s.left, s.right) for s in steps[:100]]
+    reference = ReferenceEncoder(vocab, merges, {EOT: 256}, pattern_regex("gpt2"))
+    assert [int(i) for i in compare.comparison.a.spans.ids] == reference.encode(compare.text())

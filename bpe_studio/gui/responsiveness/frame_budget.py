@@ -5,7 +5,8 @@ What it does: the session drains the worker's merges every ``FLUSH_INTERVAL_MS``
 also a frame (all views update and the window repaints once) when :class:`FrameBudget` allows
 one. A frame holds the trainer (``trainer_hold``), so frames are spaced by what the last one
 cost. The editor re-tokenizes with the merges so far at most every ``EDITOR_REFRESH_MERGES``
-merges and ``EDITOR_REFRESH_SECONDS`` (each rebuild is a third thread contending for the GIL).
+merges and ``EDITOR_REFRESH_SECONDS`` (each rebuild is a third thread contending for the GIL);
+at a step chosen away from live, every ``EDITOR_REFRESH_SECONDS``.
 What it leaves out: draining and publishing (``session``, ``app_model``), the rebuild itself
 (``controller``).
 """

@@ -310,8 +310,12 @@ class Controller(QObject):
         now = time.perf_counter()
         if n == at:
             return
+        # Live, the step grows with the run: rebuilt every so many merges. A step the user
+        # chose (moved back, or forward a little) is rebuilt whatever its distance: paced by
+        # merges alone, a step behind the last rebuild never was, and Compare and the Report
+        # showed that rebuild's step until the run ended.
         if state.phase is Phase.MERGING and (
-            n - at < frame_budget.EDITOR_REFRESH_MERGES
+            (state.live and n - at < frame_budget.EDITOR_REFRESH_MERGES)
             or now - when < frame_budget.EDITOR_REFRESH_SECONDS
         ):
             return
