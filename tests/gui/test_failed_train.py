@@ -120,3 +120,53 @@ def test_a_first_train_failing_at_the_corpus_leaves_the_views_as_before(qtbot, w
     assert curve.value_label.text() == ""
     assert all(line.xData is None or len(line.xData) == 0 for line in curve.lines.values())
     assert window.editor.status.text() == "No tokenizer yet: train one or load one"
+
+
+def test_a_run_failing_while_it_merges_shows_every_merge_it_made_in_the_editor(
+    qtbot, window, monkeypatch
+):
+    """A run that failed after 600 merges keeps them on screen, and the timeline stands at
+    the last; the editor (and Compare, the Report) showed instead the run's tokenizer as last
+    rebuilt while merging, paced to every 400 merges and a second: up to 400 merges short,
+    at every step past it too ("500 of 700 merges" at step 600)."""
+    from reference_encoder import ReferenceEncoder
+
+    from bpe_studio.core.pretokenization.names import pattern_regex
+    from bpe_studio.gui.app import DEMO_CORPUS
+    from bpe_studio.gui.responsiveness import frame_budget
+    from bpe_studio.gui.training import worker as worker_module
+
+    # No rebuild while merging: the one before the failure is the bytes-only tokenizer.
+    monkeypatch.setattr(frame_budget, "EDITOR_REFRESH_MERGES", 10**9)
+    real = worker_module.trainer_from_file
+
+    def failing_trainer(*args, **kwargs):
+        trainer = real(*args, **kwargs)
+
+        class Failing:
+            def __getattr__(self, name: str):
+                return getattr(trainer, name)
+
+            def __iter__(self):
+                for made, step in enumerate(trainer):
+                    if made == 600:
+                        raise MemoryError("the test's trainer ran out of memory")
+                    yield step
+
+        return Failing()
+
+    monkeypatch.setattr(worker_module, "trainer_from_file", failing_trainer)
+    _dialogs(window)
+    window.editor.set_text(TEXT)
+    train_in_window(qtbot, window, DEMO_CORPUS, 256 + 1 + 1000)
+    state = window.hub.state
+    assert state.phase is Phase.FAILED and state.published == 600 and state.step == 600
+    for k in (600, 550):
+        window.hub.select_step(k)
+        qtbot.waitUntil(lambda: window.editor.source is state.shown, timeout=10_000)
+        wait_for_spans(qtbot, window.editor)
+        vocab = dict(initial_vocab([EOT]))
+        vocab.update((s.new_id, s.left + s.right) for s in state.record[:k])
+        merges = [(s.left, s.right) for s in state.record[:k]]
+        reference = ReferenceEncoder(vocab, merges, {EOT: 256}, pattern_regex("gpt2"))
+        assert [int(i) for i in window.editor.spans.ids] == reference.encode(TEXT), k

@@ -37,6 +37,7 @@ from .editor_series import EditorSeries
 from .file_names import FileNames
 from .file_versions import read_again
 from .panes import PaneChoice, PaneChoices
+from .run_tokenizer import run_tokenizer_at
 from .saving import unsaved_merges
 from .state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from .tokenizer_source import TokenizerSource
@@ -219,6 +220,16 @@ class AppModel:
                 self.show_tokenizer(None)
                 s.base_vocab = {}
                 self._editor_series.forget_run(s.run_id)
+            else:
+                # The merges made before the failure stay on screen, the timeline at the
+                # last: the run's tokenizer is all of them, not the one last rebuilt while
+                # merging (paced: up to hundreds of merges short, which the editor, Compare
+                # and the Report then showed at the steps past it).
+                n = s.published
+                build = run_tokenizer_at(s, n)
+                self.show_tokenizer(
+                    TokenizerSource.deferred(f"Tokenizer: {n:,} merges", build, n, s.run_id)
+                )
         else:
             phase = Phase.STOPPED if result.stopped else Phase.FINISHED
             name = s.run_corpus.name if s.run_corpus else "corpus"
