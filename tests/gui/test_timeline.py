@@ -627,3 +627,24 @@ def test_an_english_corpus_gets_no_warning(qtbot, trained_window_and_result):
     legend = window.curve.legend_html
     assert "held-out: TinyStories validation (English, bundled)" in legend
     assert "not English" not in legend
+
+
+def test_a_step_key_whose_button_is_off_leaves_live_as_it_is(qtbot, window):
+    """A keyboard audit: at the newest merge of a run paused live, Alt+Right ("one merge
+    forward", its button and Run menu entry greyed) moved nothing but left live mode: once
+    the run went on, the timeline no longer followed it. A key now acts only where its
+    button can."""
+    session = paused_in_window(qtbot, window, CORPUS, VOCAB, after=99)
+    state, bar = window.state, window.timeline
+    assert state.live and state.step == 100 == state.published
+    assert not bar.forward_button.isEnabled()
+    window.activateWindow()
+    for key in (Qt.Key.Key_Right, Qt.Key.Key_PageDown):
+        qtbot.keyClick(window, key, Qt.KeyboardModifier.AltModifier)
+        assert state.live and bar.live_button.isChecked() and state.step == 100
+    session.resume()
+    with qtbot.waitSignal(session.finished, timeout=60_000):
+        pass
+    assert state.live and state.step == state.published > 100  # it followed the run
+    qtbot.keyClick(window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    assert not state.live and state.step == state.published - 1  # one that can, acts

@@ -193,7 +193,10 @@ class TimelineBar(QWidget):
             shortcut.setKeys([QKeySequence(k) for k in key.keys.split("; ")])
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.setWhatsThis(key.what)  # listed in Help > Keyboard shortcuts
-            shortcut.activated.connect(key.slot)
+            # Only where its button can act, as the Run menu's entry: Alt+Right at the newest
+            # merge (its button greyed) moved nothing but left live mode, so a run that went
+            # on was no longer followed.
+            shortcut.activated.connect(lambda key=key: key.button.isEnabled() and key.slot())
 
     # ------------------------------------------------------------ actions
     def select_step(self, k: int) -> None:
