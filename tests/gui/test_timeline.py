@@ -648,3 +648,27 @@ def test_a_step_key_whose_button_is_off_leaves_live_as_it_is(qtbot, window):
     assert state.live and state.step == state.published > 100  # it followed the run
     qtbot.keyClick(window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     assert not state.live and state.step == state.published - 1  # one that can, acts
+
+
+def test_a_step_typed_while_the_replay_plays_is_kept_and_chosen(qtbot, trained_window_and_result):
+    """A real-display audit: typing a step into the box while a replay played (or a run
+    trained live) was undone at every frame, the box showing the replay's step again between
+    keys ("2", then "14", "17"), and Enter chose nothing. What is typed stays until Enter (or
+    leaving the box), which chooses it."""
+    window, result = trained_window_and_result
+    bar, state = window.timeline, window.state
+    bar.replay.start(Pace(per_second=20))
+    bar.spin.setFocus()
+    bar.spin.selectAll()
+    for typed, key in (("2", "2"), ("25", "5"), ("250", "0")):
+        before = state.step
+        qtbot.keyClick(bar.spin, key)
+        qtbot.waitUntil(lambda before=before: state.step > before, timeout=10_000)  # a frame
+        assert bar.spin.lineEdit().text() == typed
+    qtbot.keyClick(bar.spin, Qt.Key.Key_Return)
+    assert state.step == 250 and not bar.replay.running
+    assert bar.spin.value() == bar.slider.value() == 250
+    # Typed and chosen, the box follows the step again.
+    bar.replay.start(Pace(per_second=20))
+    qtbot.waitUntil(lambda: state.step > 251, timeout=10_000)
+    assert bar.spin.value() == state.step

@@ -128,6 +128,8 @@ class TimelineBar(QWidget):
 
         self.slider.valueChanged.connect(self._user_step)
         self.spin.valueChanged.connect(self._user_step)
+        # Typed (and chosen, or left): the box shows the hub's step again.
+        self.spin.editingFinished.connect(self._typed)
         self.back_button.clicked.connect(lambda: self._user_step(hub.state.step - 1))
         self.forward_button.clicked.connect(lambda: self._user_step(hub.state.step + 1))
         self.live_button.clicked.connect(self._live_clicked)
@@ -216,6 +218,11 @@ class TimelineBar(QWidget):
         self.hub.select_step(k)
 
     @Slot()
+    def _typed(self) -> None:
+        self.spin.lineEdit().setModified(False)
+        self.refresh()
+
+    @Slot()
     def _live_clicked(self) -> None:
         if self.live_button.isChecked():
             self._go_live()
@@ -239,11 +246,14 @@ class TimelineBar(QWidget):
         """Show the hub's step and N; cheap (a few widget setters), called every frame."""
         state = self.hub.state
         n, k = state.published, state.step
+        # A step being typed in the box is left as typed until Enter or leaving the box: a
+        # replay or a live run moved the step every frame, and set over it, undid each key.
+        typing = self.spin.lineEdit().isModified()
         for widget in (self.slider, self.spin):
             widget.blockSignals(True)
             if widget.maximum() != n:
                 widget.setMaximum(n)
-            if widget.value() != k:
+            if widget.value() != k and not (typing and widget is self.spin):
                 widget.setValue(k)
             widget.blockSignals(False)
         rows = state.merge_rows
