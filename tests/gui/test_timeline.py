@@ -672,3 +672,32 @@ def test_a_step_typed_while_the_replay_plays_is_kept_and_chosen(qtbot, trained_w
     bar.replay.start(Pace(per_second=20))
     qtbot.waitUntil(lambda: state.step > 251, timeout=10_000)
     assert bar.spin.value() == state.step
+
+
+def test_grabbing_the_slider_while_the_replay_plays_holds_the_step_there(
+    qtbot, trained_window_and_result
+):
+    """A real-display audit: the slider's handle pressed (held, not yet moved) while a replay
+    played ran on away from the mouse, the replay going on until the mouse moved; then it
+    jumped back under it. Grabbing the handle chooses the step it shows: the replay pauses
+    there."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionSlider
+
+    window, result = trained_window_and_result
+    bar, state = window.timeline, window.state
+    bar.replay.start(Pace(per_second=100))
+    qtbot.waitUntil(lambda: state.step > 50, timeout=10_000)
+    bar.replay.pause()  # to find the handle where it stands
+    option = QStyleOptionSlider()
+    bar.slider.initStyleOption(option)
+    handle = bar.slider.style().subControlRect(
+        QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderHandle, bar.slider
+    )
+    bar.replay.start()  # resumed, the handle where it was found
+    grabbed = state.step
+    qtbot.mousePress(bar.slider, Qt.MouseButton.LeftButton, pos=handle.center())
+    assert bar.slider.isSliderDown()
+    assert not bar.replay.running and state.replay_paused and not state.live
+    assert state.step == grabbed == bar.slider.value()
+    qtbot.mouseRelease(bar.slider, Qt.MouseButton.LeftButton, pos=handle.center())
+    assert state.step == grabbed

@@ -127,6 +127,9 @@ class TimelineBar(QWidget):
         column(self, row, self.label, spacing=2)
 
         self.slider.valueChanged.connect(self._user_step)
+        # Grabbing the handle chooses the step it shows: held still, a replay (or a live run)
+        # moved it on from under the mouse until the mouse moved.
+        self.slider.sliderPressed.connect(lambda: self._user_step(self.slider.value()))
         self.spin.valueChanged.connect(self._user_step)
         # Typed (and chosen, or left): the box shows the hub's step again.
         self.spin.editingFinished.connect(self._typed)
