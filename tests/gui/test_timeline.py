@@ -701,3 +701,33 @@ def test_grabbing_the_slider_while_the_replay_plays_holds_the_step_there(
     assert state.step == grabbed == bar.slider.value()
     qtbot.mouseRelease(bar.slider, Qt.MouseButton.LeftButton, pos=handle.center())
     assert state.step == grabbed
+
+
+def test_grabbing_the_labs_step_slider_while_the_replay_plays_holds_the_step_there(
+    qtbot, trained_window_and_result
+):
+    """As the timeline's handle (the test above): the Vocabulary lab's step slider, the run's
+    timeline there, pressed and held while a replay played, ran on from under the mouse."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionSlider
+
+    window, result = trained_window_and_result
+    bar, state, lab = window.timeline, window.state, window.lab
+    window.tabs.setCurrentWidget(lab)
+    lab.picker.pick(RUN)  # its step slider is the run's timeline
+    qtbot.waitUntil(lab.step_row.isVisible, timeout=10_000)
+    slider = lab.step_slider
+    bar.replay.start(Pace(per_second=100))
+    qtbot.waitUntil(lambda: state.step > 50, timeout=10_000)
+    bar.replay.pause()
+    option = QStyleOptionSlider()
+    slider.initStyleOption(option)
+    handle = slider.style().subControlRect(
+        QStyle.ComplexControl.CC_Slider, option, QStyle.SubControl.SC_SliderHandle, slider
+    )
+    bar.replay.start()
+    grabbed = state.step
+    qtbot.mousePress(slider, Qt.MouseButton.LeftButton, pos=handle.center())
+    assert slider.isSliderDown()
+    assert not bar.replay.running and state.replay_paused and not state.live
+    assert state.step == grabbed == slider.value() == bar.slider.value()
+    qtbot.mouseRelease(slider, Qt.MouseButton.LeftButton, pos=handle.center())

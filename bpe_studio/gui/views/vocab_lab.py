@@ -190,6 +190,9 @@ class VocabLabPage(QWidget):
         self.step_slider = QSlider(Qt.Orientation.Horizontal)
         self.step_slider.setAccessibleName("Step of the run shown")
         self.step_slider.valueChanged.connect(self._on_slider)
+        # Grabbed, its handle holds the step it shows (as the timeline's): held still, a
+        # replay moved it on from under the mouse.
+        self.step_slider.sliderPressed.connect(self._on_slider_grabbed)
         self.live_button = QPushButton("Live")
         self.live_button.setToolTip("Follow the newest merge (Alt+L on the training page)")
         self.live_button.clicked.connect(hub.follow_live)
@@ -683,6 +686,11 @@ class VocabLabPage(QWidget):
     @Slot(int)
     def _on_slider(self, value: int) -> None:
         self.hub.select_step(value)
+
+    @Slot()
+    def _on_slider_grabbed(self) -> None:
+        self.hub.pause_replay()  # the step stays that of the handle: no step change says so
+        self.hub.select_step(self.step_slider.value())
 
     # ---------------------------------------------------------------- list
     @Slot()
