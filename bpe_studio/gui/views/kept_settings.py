@@ -58,7 +58,12 @@ def unkept_reason(settings: QSettings, key: str | None = None) -> str | None:
         ):
             return "it is not a settings file Qt can read (fix or remove it)"
         status = QSettings.Status.NoError
-    if status == QSettings.Status.NoError and _is_file(path) and _writable(path.parent):
+    if (
+        status == QSettings.Status.NoError
+        and _is_file(path)
+        and _writable(path.parent)
+        and _own_file_usable(path)
+    ):
         return None
     return _why_unwritable(path)
 
@@ -68,7 +73,7 @@ def check_at_start() -> None:
     a message from the first write came with an action whose own notice replaced it, or at
     the window's closing, where nobody saw it."""
     path = Path(AppSettings().fileName())
-    if _is_file(path) and _writable(path.parent):
+    if _is_file(path) and _writable(path.parent) and _own_file_usable(path):
         return
     folder = _nearest_folder(path)  # the one the settings' folder will be made in
     if not _exists(path) and _writable(folder) and not _file_system(folder)[0]:
@@ -87,6 +92,14 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
+def _own_file_usable(path: Path) -> bool:
+    """Whether the settings file there is one this process may read and write. subtle: Qt
+    reads nothing from a file it may not read and writes nothing over one it may not write,
+    whatever its folder allows (a file left owned by root by a run under sudo): the folder's
+    permissions alone said all was kept, then "make its folder writable" of a writable one."""
+    return not _exists(path) or os.access(path, os.R_OK | os.W_OK)
+
+
 def _why_unwritable(path: Path) -> str:
     """In the system's words (lower case): why ``path`` cannot be written."""
     try:
@@ -98,6 +111,8 @@ def _why_unwritable(path: Path) -> str:
     read_only, full = _file_system(folder)
     if read_only:
         return _words(errno.EROFS)
+    if not _own_file_usable(path):
+        return f"{_words(errno.EACCES)} {OWN_FILE}"
     if not _writable(folder):
         return _words(errno.EACCES)
     if full:
@@ -129,6 +144,10 @@ def _exists(path: Path) -> bool:
         return False
 
 
+# Said after "permission denied" when the file itself refuses, its folder not.
+OWN_FILE = "(the file itself)"
+
+
 def _words(code: int) -> str:
     text = os.strerror(code)
     return text[:1].lower() + text[1:]
@@ -138,6 +157,8 @@ def unkept_message(file: str, reason: str) -> str:
     """What the status line and stderr say (once) when the settings file keeps nothing."""
     if reason == _words(errno.EISDIR):
         advice = "move that folder out of the way"
+    elif reason.endswith(OWN_FILE):
+        advice = "make it readable and writable by you, or remove it"
     else:
         where = " (or set XDG_CONFIG_HOME to a folder that is)" if sys.platform == "linux" else ""
         advice = f"make its folder writable{where}"
