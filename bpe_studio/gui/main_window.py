@@ -233,7 +233,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.editor_tokenizer.error.connect(self.show_error)
         self.lab.saved.connect(self.show_notice)
         self._closed = False
-        self._close_save_folder: str | None = None  # the folder closing's Save asked for
+        self._close_save: tuple[str, str] | None = None  # closing's Save: folder, format
         self.menus: AppMenus = AppMenus(
             self,
             MenuHandlers(
@@ -380,11 +380,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         return directory, SAVE_FORMATS[labels.index(label)][1]
 
     def _choose_save_on_close(self) -> tuple[str, str] | None:
-        target = self.choose_save_target()
-        if target is not None:
-            self.menus.note_save_format(target[1])  # as a save from the menu is
-        # Its folder is remembered once the window closes: only a save that succeeded lets it.
-        self._close_save_folder = target[0] if target is not None else None
+        # Its folder and format are remembered once the window closes, as a save from the
+        # menu's are: only a save that succeeded lets it close.
+        self._close_save = target = self.choose_save_target()
         return target
 
     @Slot(str)
@@ -530,19 +528,22 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             self.curve.open_heldout(path)
 
     @Slot(str)
-    def _choose_save_directory(self, format: str) -> None:
+    def _choose_save_directory(self, format: str) -> bool:
+        """Ask for a folder and save in ``format``; whether it saved."""
         if not self.panel.save_button.isEnabled():
-            return  # nothing to save (the menu's entry is disabled with the button)
+            return False  # nothing to save (the menu's entry is disabled with the button)
         data = self.controller.saveable_data() if format == "gpt2" else None
         problem = gpt2_problem(data) if data is not None else None
         if problem is not None and not problem.only_way:  # said before a folder is asked for
             self.show_error("Cannot save as GPT-2 files", problem.message)
-            return
+            return False
         directory = file_dialogs.existing_folder(
             self, file_dialogs.SAVE, "Save tokenizer into folder"
         )
         if directory and self.save_tokenizer(directory, format):
             file_dialogs.remember(file_dialogs.SAVE, directory)  # not a folder it failed in
+            return True
+        return False
 
     @Slot()
     def _choose_tokenizer(self) -> None:
@@ -597,14 +598,16 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         # the shutdown, which waits for nothing).
         replaying = self.timeline.replay.running
         self.timeline.replay.pause()  # what the question is about holds still, as Train's does
-        self._close_save_folder = None
+        self._close_save = None
         if not self._closed and not self.controller.may_close():
             event.ignore()
             if replaying:
                 self.timeline.replay.start()  # on from the step shown
             return
-        if self._close_save_folder is not None:  # its save succeeded, or the window would stay
-            file_dialogs.remember(file_dialogs.SAVE, self._close_save_folder)
+        if self._close_save is not None:  # its save succeeded, or the window would stay
+            folder, fmt = self._close_save
+            file_dialogs.remember(file_dialogs.SAVE, folder)
+            self.menus.note_save_format(fmt)
         on_screen = self.isVisible()  # closed once (a second close finds it hidden)
         if on_screen:
             window_layout.save_layout(self, self.tabs, self.splitters)

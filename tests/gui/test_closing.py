@@ -426,6 +426,32 @@ def test_the_close_questions_save_remembers_its_folder_only_once_saved(
     assert file_dialogs.start_folder(file_dialogs.SAVE) == str(out)
 
 
+def test_the_close_questions_save_remembers_its_format_only_once_saved(
+    qtbot, window, tmp_path, monkeypatch
+):
+    # A house audit: the format chosen for a save that then failed became Ctrl+S's (and the
+    # next start's), as its folder did before.
+    from PySide6.QtWidgets import QInputDialog
+
+    from bpe_studio.gui.views import file_dialogs
+    from bpe_studio.gui.views.controls import SAVE_FORMATS
+    from bpe_studio.gui.views.menu_bar import last_save_format
+
+    window.menus.note_save_format("hf")  # the format saved last
+    train_in_window(qtbot, window, TINY, 400)
+    failing = tmp_path / "failing"
+    (failing / "tokenizer.tiktoken").mkdir(parents=True)  # the save cannot write it
+    tiktoken = staticmethod(lambda parent, title, label, items, *rest: (items[2], True))
+    monkeypatch.setattr(QInputDialog, "getItem", tiktoken)
+    monkeypatch.setattr(file_dialogs, "run_dialog", lambda *a, **k: [str(failing)])
+    asking(window, "save")
+    window.close()
+    assert window.isVisible() and str(failing) in (window.last_error or "")
+    assert last_save_format(SAVE_FORMATS) == "hf"
+    assert "Hugging Face" in window.menus.save_action.text()
+    window.error_box.close()
+
+
 def test_closing_during_the_first_compile_hides_the_window_at_once(
     qtbot, window, monkeypatch, tmp_path
 ):

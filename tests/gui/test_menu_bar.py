@@ -143,6 +143,38 @@ def test_a_folder_a_save_failed_in_is_not_the_next_dialogs(qtbot, window, asked,
     assert Path(seen[-1]) == out
 
 
+def test_ctrl_s_saves_in_the_format_saved_last_not_one_that_failed(qtbot, window, asked, tmp_path):
+    # A house audit: the format was remembered as its entry was clicked, so a save that
+    # failed (a folder it cannot write in) or was cancelled became the format Ctrl+S used,
+    # and the next start's, though tokenizer.json had been saved last.
+    from bpe_studio.gui.views.controls import SAVE_FORMATS
+    from bpe_studio.gui.views.menu_bar import last_save_format
+
+    home, seen, answers = asked
+    mine = tmp_path / "mine.txt"
+    mine.write_text((FIXTURES / "tinystories_sample.txt").read_text(encoding="utf-8")[:20_000])
+    train_in_window(qtbot, window, mine, 300)
+    out = tmp_path / "out"
+    out.mkdir()
+    answers.append(str(out))
+    window.menus.save("hf")
+    assert (out / "tokenizer.json").is_file()
+    failing = tmp_path / "failing"
+    (failing / "tokenizer.tiktoken").mkdir(parents=True)  # the save cannot write it
+    answers.append(str(failing))
+    window.menus.save("tiktoken")
+    assert window.last_error is not None and str(failing) in window.last_error
+    window.error_box.close()
+    window.menus.save("gpt2")  # cancelled (no answer)
+    assert last_save_format(SAVE_FORMATS) == "hf"
+    assert "Hugging Face" in window.menus.save_action.text()
+    again = tmp_path / "again"
+    again.mkdir()
+    answers.append(str(again))
+    window.menus.save_action.trigger()  # Ctrl+S
+    assert [p.name for p in again.iterdir()] == ["tokenizer.json"]
+
+
 def test_an_export_that_failed_leaves_the_folder_unremembered(qtbot, asked, tmp_path):
     from bpe_studio.gui.views.save_chooser import choose_and_save
 

@@ -49,7 +49,7 @@ class MenuHandlers:
     open_glob: Callable[[], None]
     open_heldout: Callable[[], None]
     load_tokenizer: Callable[[], None]
-    save_tokenizer: Callable[[str], None]  # a format of ``save_formats``
+    save_tokenizer: Callable[[str], bool]  # a format of ``save_formats``; saved?
     save_formats: Sequence[tuple[str, str]]  # (menu text, format)
     quit: Callable[[], object]
     set_scheme: Callable[[str], None]
@@ -203,9 +203,12 @@ class AppMenus(QObject):
         return lambda: self.save(fmt)
 
     def save(self, fmt: str) -> None:
-        """Save in ``fmt`` (remembered: Ctrl+S saves in it next time)."""
-        self.note_save_format(fmt)
-        self.handlers.save_tokenizer(fmt)
+        """Save in ``fmt`` (remembered once saved: Ctrl+S saves in it next time)."""
+        # subtle: not a format whose save was cancelled, refused or failed (GPT-2 files of a
+        # cl100k run, tokenizer.json of a \w pattern): Ctrl+S then asked for it again at
+        # every press, and at the next start, though another format had been saved last.
+        if self.handlers.save_tokenizer(fmt):
+            self.note_save_format(fmt)
 
     def note_save_format(self, fmt: str) -> None:
         """Ctrl+S saves in ``fmt`` from now on (a save chosen elsewhere: closing's)."""
