@@ -117,6 +117,48 @@ def test_a_settings_file_the_user_may_not_write_is_said_at_start_as_the_file(
     assert len(unkept_lines(capsys.readouterr().err)) == 1
 
 
+def test_a_settings_file_on_a_full_disk_is_said_at_start_with_the_space_to_free(
+    qtbot, capsys, monkeypatch
+):
+    """A house audit: with the settings file's disk full (a tmpfs of 64 KiB filled), the
+    start said nothing, since the file was there and its folder writable; the first setting,
+    at the window's closing, said "no space left on device ... make its folder writable", of
+    a folder that was. (A full disk cannot be made here: its file system says it is full.)"""
+    from bpe_studio.gui.main_window import MainWindow
+
+    conf = settings_file()
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text("[view]\nappearance=dark\n", encoding="utf-8")
+    monkeypatch.setattr(kept_settings, "_file_system", lambda path: (False, True))
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.ask_close = lambda title, question: "discard"
+    message = win.statusBar().currentMessage()
+    assert message.startswith(f"Settings are not kept: {conf}: no space left on device. ")
+    assert "writable" not in message  # its folder and the file are
+    assert "free space on its disk" in message
+    assert len(unkept_lines(capsys.readouterr().err)) == 1
+
+
+def test_a_file_system_that_counts_no_blocks_is_not_called_full(qtbot, capsys, monkeypatch):
+    """Some mounts (FUSE, /proc) count neither blocks nor free ones: asked at start, such a
+    one is not a full disk, and the settings there are kept as anywhere."""
+    from types import SimpleNamespace
+
+    from bpe_studio.gui.main_window import MainWindow
+
+    conf = settings_file()
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text("[view]\nappearance=dark\n", encoding="utf-8")
+    uncounted = SimpleNamespace(f_flag=0, f_blocks=0, f_bavail=0)
+    monkeypatch.setattr(kept_settings.os, "statvfs", lambda path: uncounted)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.ask_close = lambda title, question: "discard"
+    assert win.statusBar().currentMessage() == ""
+    assert unkept_lines(capsys.readouterr().err) == []
+
+
 def test_an_unreadable_settings_file_replaced_by_a_write_is_no_alarm(qtbot, window, capsys):
     """The review: a settings file of NUL bytes (a crash mid-write) gave "not a settings file
     Qt can read ... will be forgotten", though the write had replaced it and the next start

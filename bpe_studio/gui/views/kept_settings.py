@@ -73,11 +73,13 @@ def check_at_start() -> None:
     a message from the first write came with an action whose own notice replaced it, or at
     the window's closing, where nobody saw it."""
     path = Path(AppSettings().fileName())
-    if _is_file(path) and _writable(path.parent) and _own_file_usable(path):
-        return
-    folder = _nearest_folder(path)  # the one the settings' folder will be made in
-    if not _exists(path) and _writable(folder) and not _file_system(folder)[0]:
-        return
+    folder = _nearest_folder(path)  # its own, or the one the settings' folder will be made in
+    read_only, full = _file_system(folder)
+    # subtle: a full disk too, where the file is there and writable: Qt writes a new file
+    # beside it and renames it over, which needs room.
+    if not read_only and not full and _writable(folder) and _own_file_usable(path):
+        if _is_file(path) or not _exists(path):
+            return
     say_unkept(unkept_message(str(path), _why_unwritable(path)))
 
 
@@ -134,7 +136,10 @@ def _file_system(folder: Path) -> tuple[bool, bool]:
         system = os.statvfs(folder)
     except (OSError, AttributeError):  # no statvfs (Windows), or a folder gone meanwhile
         return False, False
-    return bool(system.f_flag & getattr(os, "ST_RDONLY", 1)), system.f_bavail == 0
+    # subtle: one that counts no blocks at all (some FUSE mounts) says nothing of its room:
+    # asked at start, it would be called full while it keeps what is written.
+    full = system.f_blocks > 0 and system.f_bavail == 0
+    return bool(system.f_flag & getattr(os, "ST_RDONLY", 1)), full
 
 
 def _exists(path: Path) -> bool:
@@ -159,6 +164,11 @@ def unkept_message(file: str, reason: str) -> str:
         advice = "move that folder out of the way"
     elif reason.endswith(OWN_FILE):
         advice = "make it readable and writable by you, or remove it"
+    elif reason == _words(errno.ENOSPC):
+        where = (
+            " (or set XDG_CONFIG_HOME to a folder on another)" if sys.platform == "linux" else ""
+        )
+        advice = f"free space on its disk{where}"
     else:
         where = " (or set XDG_CONFIG_HOME to a folder that is)" if sys.platform == "linux" else ""
         advice = f"make its folder writable{where}"
