@@ -131,3 +131,23 @@ def test_the_glob_dialog_keeps_a_path_with_spaces_whole(tmp_path):
     assert split_sources(f"  {spaced}  ") == [str(spaced)]  # typed as it is, unquoted
     assert split_sources("a.txt 'b c.txt'") == ["a.txt", "b c.txt"]
     assert split_sources("it's.txt b.txt") == ["it's.txt", "b.txt"]  # a lone quote
+
+
+def test_a_saved_folder_and_the_file_in_it_are_one_tokenizer_of_one_name(qtbot, window, tmp_path):
+    """A house audit: a run saved as tokenizer.json into ``stories-1k``, opened again as that
+    folder (``bpe-studio gui DIR``, a drop) and then as the file in it, was named
+    "stories-1k" and then "<its parent>/stories-1k" (another file of that name, it said), and
+    every picker listed the one file twice."""
+    from gui_helpers import FIXTURES, train_in_window
+
+    train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)
+    folder = tmp_path / "stories-1k"
+    assert window.save_tokenizer(folder, "hf")
+    for path in (folder, folder / "tokenizer.json"):
+        with qtbot.waitSignal(window.controller.load_finished, timeout=60_000) as loaded:
+            assert window.open_file(path)
+        assert loaded.args == [True]
+        assert window.panel.status.text().startswith("Loaded stories-1k")
+        assert window.state.loaded_name == "stories-1k"
+    for picker in (window.picker, window.compare.choices[0]):
+        assert [name for name in entries(picker) if "stories-1k" in name] == ["stories-1k"]

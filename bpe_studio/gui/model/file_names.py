@@ -23,7 +23,7 @@ from collections.abc import Collection
 from functools import lru_cache
 from pathlib import Path
 
-from ...core.formats.files import GPT2_FILE_NAMES, is_gpt2_vocabulary
+from ...core.formats.files import GPT2_FILE_NAMES, is_gpt2_vocabulary, tokenizers_in
 
 # File names every model's files share: the folder (or its config) names the model.
 GENERIC_NAMES = frozenset(
@@ -43,14 +43,24 @@ _CONFIG_BYTES = 1 << 20  # a model's config is small; a bigger file is not one
 
 def tokenizer_source(path: Path) -> Path:
     """What a chosen file stands for: a GPT-2 ``vocab.json`` (or GPT-2's ``gpt2_vocab.json``)
-    for its folder, which holds its merges too and reads as that pair; any other file for
-    itself. (Any ``*vocab*.json`` stood for its folder: a tokenizer.json saved as
-    ``qwen2_vocab.json`` showed the ``tokenizer.json`` beside it, and ``my_vocab.json`` +
-    ``my_merges.txt``, which the folder does not read, failed naming the folder.)"""
+    for its folder, which holds its merges too and reads as that pair; a folder holding one
+    tokenizer of another format (a ``tokenizer.json``, a rank file: as Save writes them) for
+    that file, which is what loading the folder reads; any other file for itself. (Any
+    ``*vocab*.json`` stood for its folder: a tokenizer.json saved as ``qwen2_vocab.json``
+    showed the ``tokenizer.json`` beside it, and ``my_vocab.json`` + ``my_merges.txt``, which
+    the folder does not read, failed naming the folder. A folder opened, then the file in
+    it, were two tokenizers of two names, "stories-1k" and "runs/stories-1k".)"""
     path = Path(path)
     pair = dict(GPT2_FILE_NAMES).get(path.name)
     if pair is not None and (path.parent / pair).is_file() and is_gpt2_vocabulary(path):
         return path.parent
+    if path.is_dir():
+        try:
+            found = tokenizers_in(path)
+        except OSError:  # the load says why it cannot read the folder
+            return path
+        if len(found) == 1 and tokenizer_source(found[0]) == found[0]:
+            return found[0]
     return path
 
 
