@@ -462,6 +462,34 @@ def test_undo_gives_back_the_line_breaks_it_restores(qtbot, editor):
         assert editor.text() == text
 
 
+def test_a_break_made_right_after_a_lone_cr_is_a_break_of_its_own(
+    qtbot, editor, gpt2_tokenizer, tiktoken_gpt2
+):
+    """An editor audit: Enter at the start of the line after a lone "\r" (or the text
+    between it and a "\n" deleted) made the text "\r\n", one break where the document
+    shows two: a line less counted and every colour after it a character off."""
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
+    edit = editor.edit
+    editor.set_text("one\rtwo three")
+    cursor = edit.textCursor()
+    cursor.setPosition(len("one\r"))
+    edit.setTextCursor(cursor)
+    QTest.keyClick(edit, Qt.Key.Key_Return)
+    expected = "one\r\rtwo three"
+    assert editor.text() == expected
+    spans = wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == tiktoken_gpt2.encode(expected)
+    raw = edit.document().toRawText()  # each break a U+2029
+    for s in spans.to_spans():
+        shown = raw[spans.to_utf16(s.start) : spans.to_utf16(s.end)]
+        assert shown == expected[s.start : s.end].replace("\r", "\u2029")
+    # The text between a "\r" and a "\n" deleted: two breaks still.
+    editor.set_text("a\rb\nc")
+    cursor.setPosition(len("a\r"))
+    cursor.deleteChar()
+    assert editor.text() == "a\r\rc"
+
+
 def test_undo_of_replacing_the_whole_text_gives_its_bom_back(qtbot, editor):
     text = "\ufeffab\r\ncd"
     editor.set_text(text)

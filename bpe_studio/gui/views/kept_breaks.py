@@ -205,6 +205,13 @@ class KeptBreaks:
             n = ends.get(position, -1)
             if n >= 0:
                 breaks[n] = original
+        for n in range(1, len(breaks)):
+            # subtle: a plain break right after a kept "\r" (Enter at the start of the line
+            # after it, or the text between them deleted) would read "\r\n", one break where
+            # the document shows two: the colours were a character off from there on, and
+            # the count was of a line less. It is written "\r", as the text's breaks are.
+            if breaks[n] == "\n" and breaks[n - 1] == "\r" and not lines[n]:
+                breaks[n] = "\r"
         parts = [prefix]
         for line, brk in zip(lines, breaks, strict=False):
             parts += (line, brk)
