@@ -151,3 +151,46 @@ def test_an_added_token_that_is_not_special_is_named_so(qtbot, editor, tmp_path)
     tip = editor.edit.tooltip_html(2)
     assert f"id {hf.token_to_id('<think>'):,}" in tip and "added token" in tip
     assert "single byte" not in tip and "single byte" in editor.edit.tooltip_html(0)
+
+
+def test_a_click_or_hover_on_right_to_left_text_is_of_the_character_under_it(
+    qtbot, editor, gpt2_tokenizer, tiktoken_gpt2
+):
+    """An editor audit: the character under the pointer was the one after the nearest gap
+    between characters, which in Hebrew or Arabic is the glyph's neighbour: hovering or
+    clicking a letter showed and selected the token of the letter beside it."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtGui import QTextCursor
+
+    text = "abc שלום עולם xyz مرحبا بالعالم end"
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
+    editor.set_text(text)
+    wait_for_spans(qtbot, editor)
+    ids = tiktoken_gpt2.encode(text)
+    _, token_starts = tiktoken_gpt2.decode_with_offsets(ids)
+    edit = editor.edit
+
+    def edge(unit: int):
+        cursor = QTextCursor(edit.document())
+        cursor.setPosition(unit)
+        return edit.cursorRect(cursor)
+
+    # Letters inside the right-to-left words (not beside a change of direction, where a gap
+    # has two places on screen); the text is all in the Basic Multilingual Plane.
+    inside = [
+        i
+        for word in ("שלום", "עולם", "مرحبا", "بالعالم")
+        for i in range(text.index(word) + 1, text.index(word) + len(word) - 1)
+    ]
+    for char in inside:
+        a, b = edge(char), edge(char + 1)
+        assert a.top() == b.top() and a.x() > b.x()  # laid out right to left
+        # The first token holding it (a letter split in two bytes starts two tokens).
+        token = ids[token_starts.index(max(s for s in token_starts if s <= char))]
+        for part in (0.3, 0.7):
+            point = QPoint(round(b.x() + (a.x() - b.x()) * part), a.center().y())
+            assert edit.char_at(point) == char
+            assert f"id {token:,}" in edit.tooltip_html(edit.char_at(point))
+            with qtbot.waitSignal(editor.token_clicked) as clicked:
+                qtbot.mouseClick(edit.viewport(), Qt.MouseButton.LeftButton, pos=point)
+            assert clicked.args == [token]

@@ -8,20 +8,42 @@ of a :class:`~bpe_studio.core.explain.span_arrays.SpanArrays` to the code point 
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QTextCursor, QTextLayout, QTextLine
 from PySide6.QtWidgets import QPlainTextEdit
 
 from ...core.explain.span_arrays import SpanArrays
+
+
+def _line_at(layout: QTextLayout, y: float) -> QTextLine | None:
+    """The line of ``layout`` at height ``y`` (the layout's own coordinates), by bisection:
+    a megabyte on one line is thousands of lines."""
+    lo, hi = 0, layout.lineCount()
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if layout.lineAt(mid).rect().bottom() <= y:
+            lo = mid + 1
+        else:
+            hi = mid
+    return layout.lineAt(lo) if lo < layout.lineCount() else None
 
 
 def char_at(edit: QPlainTextEdit, spans: SpanArrays, pos: QPoint) -> int | None:
     """The code point offset under ``pos``, or None past the end of the text."""
     cursor = edit.cursorForPosition(pos)
     unit = cursor.position()
-    # subtle: the cursor lands on the nearest gap between characters; a point left of that
-    # gap lies on the character before it.
-    if pos.x() < edit.cursorRect(cursor).x() and unit > 0:
-        unit -= 1
+    block = cursor.block()
+    layout = block.layout()
+    origin = edit.blockBoundingGeometry(block).translated(edit.contentOffset()).topLeft()
+    origin += layout.position()
+    line = _line_at(layout, pos.y() - origin.y())
+    if line is not None:
+        # subtle: the character whose glyph is under the point, not the one after the
+        # nearest gap between characters (cursorForPosition's): in right-to-left text (Arabic,
+        # Hebrew) the gap nearer a glyph's left half is after it, and every tooltip and click
+        # there was of its neighbour. The line is the one at the point's height: at a wrap,
+        # the gap's position is the next line's start too.
+        x = pos.x() - origin.x()
+        unit = block.position() + line.xToCursor(x, QTextLine.CursorPosition.CursorOnCharacter)
     char = spans.from_utf16(unit)
     return char if 0 <= char < spans.text_length else None
 
