@@ -194,3 +194,32 @@ def test_a_click_or_hover_on_right_to_left_text_is_of_the_character_under_it(
             with qtbot.waitSignal(editor.token_clicked) as clicked:
                 qtbot.mouseClick(edit.viewport(), Qt.MouseButton.LeftButton, pos=point)
             assert clicked.args == [token]
+
+
+def test_the_selected_tokens_outline_is_around_its_own_glyphs_in_right_to_left_text(qtbot, editor):
+    """An editor audit: an occurrence was outlined by the box between the cursor positions
+    of its two ends, which in Hebrew or Arabic lies over other words (the token " שלום"
+    outlined "עולם", the word bidi shows beside "abc"), and a token inside Arabic was a
+    3-pixel box. Each box now holds the token's own glyphs, read back from the point under
+    its centre."""
+    from reference_encoder import shipped_tiktoken
+
+    text = "abc שלום עולם xyz مرحبا بالعالم end\nand a line\r\n"
+    enc = shipped_tiktoken("o200k_base")
+    ids = enc.encode(text)
+    _, token_starts = enc.decode_with_offsets(ids)
+    ranges = list(zip(token_starts, token_starts[1:] + [len(text)], strict=True))
+    editor.set_tokenizer(TokenizerSource("o200k", tokenizer=Tokenizer.preset("o200k_base")))
+    editor.set_text(text)
+    wait_for_spans(qtbot, editor)
+    edit = editor.edit
+    assert " שלום" in [text[a:b] for a, b in ranges]  # one token, right to left
+    for token in set(ids):
+        editor.highlight_token(token)
+        edit.paint_visible_tokens()
+        boxes = edit.outline_boxes()
+        held = [(a, b) for (a, b), t in zip(ranges, ids, strict=True) if t == token]
+        assert len(boxes) >= len(held)
+        for box in boxes:
+            char = edit.char_at(box.center())
+            assert any(a <= char < b for a, b in held), (token, box, char)

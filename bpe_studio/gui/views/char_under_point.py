@@ -2,16 +2,18 @@
 
 What it does: :func:`char_at` maps a viewport point of a ``QPlainTextEdit`` showing the text
 of a :class:`~bpe_studio.core.explain.span_arrays.SpanArrays` to the code point offset there;
-:func:`visible_units` gives the document positions on screen, however long the lines.
+:func:`glyph_boxes` gives the rectangles a range of the text takes on screen, right to left
+too; :func:`visible_units` gives the document positions on screen, however long the lines.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QTextCursor, QTextLayout, QTextLine
 from PySide6.QtWidgets import QPlainTextEdit
 
 from ...core.explain.span_arrays import SpanArrays
+from .line_breaks import GLYPH
 
 
 def _line_at(layout: QTextLayout, y: float) -> QTextLine | None:
@@ -46,6 +48,52 @@ def char_at(edit: QPlainTextEdit, spans: SpanArrays, pos: QPoint) -> int | None:
         unit = block.position() + line.xToCursor(x, QTextLine.CursorPosition.CursorOnCharacter)
     char = spans.from_utf16(unit)
     return char if 0 <= char < spans.text_length else None
+
+
+def glyph_boxes(edit: QPlainTextEdit, start: int, end: int) -> list[QRect]:
+    """Viewport rectangles around the glyphs of document positions ``[start, end)``: one for
+    each stretch they make on a line, line by line. subtle: not the box between the cursor
+    positions of its two ends, which in right-to-left text (Arabic, Hebrew) lies over other
+    glyphs: bidi puts the letters of one range apart, a space before a Hebrew word at the
+    left of its run and the word at the right. A paragraph's end has no glyph: its place
+    gets a narrow box, where the editor draws a line break's "↵"."""
+    boxes: list[QRect] = []
+    offset = edit.contentOffset()
+    block = edit.document().findBlock(start)
+    while block.isValid() and block.position() < end:
+        layout = block.layout()
+        origin = edit.blockBoundingGeometry(block).translated(offset).topLeft()
+        origin += layout.position()
+        a = max(start - block.position(), 0)
+        b = min(end - block.position(), block.length() - 1)
+        n = layout.lineForTextPosition(a).lineNumber() if layout.lineCount() else 0
+        while a < b and 0 <= n < layout.lineCount():
+            line = layout.lineAt(n)
+            if line.textStart() >= b:
+                break
+            first = max(a, line.textStart())
+            runs = line.glyphRuns(first, min(b, line.textStart() + line.textLength()) - first)
+            top, height = round(origin.y() + line.y()), round(line.height())
+            stretches: list[list[float]] = []
+            for left, right in sorted(
+                (r.boundingRect().left(), r.boundingRect().right()) for r in runs
+            ):
+                if stretches and left <= stretches[-1][1] + 1:
+                    stretches[-1][1] = max(stretches[-1][1], right)
+                else:
+                    stretches.append([left, right])
+            for left, right in stretches:
+                x = round(origin.x() + left)
+                boxes.append(QRect(x, top, max(round(origin.x() + right) - x, 3), height))
+            n += 1
+        if end - block.position() >= block.length():  # the paragraph's end is in the range
+            cursor = QTextCursor(block)
+            cursor.setPosition(block.position() + block.length() - 1)
+            r = edit.cursorRect(cursor)
+            width = edit.fontMetrics().horizontalAdvance(GLYPH) + 4  # draw_line_break's box
+            boxes.append(QRect(r.left(), r.top(), width, r.height()))
+        block = block.next()
+    return boxes
 
 
 def visible_units(edit: QPlainTextEdit) -> tuple[int, int]:

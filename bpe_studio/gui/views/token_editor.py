@@ -40,7 +40,6 @@ from PySide6.QtGui import (
     QPen,
     QResizeEvent,
     QTextCharFormat,
-    QTextCursor,
     QTextOption,
 )
 from PySide6.QtWidgets import (
@@ -62,7 +61,7 @@ from ..model.state import Phase, RunState
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
 from .block_formats import BlockFormats, PaintedRange
-from .char_under_point import char_at, visible_units
+from .char_under_point import char_at, glyph_boxes, visible_units
 from .common import (
     answer_token_tooltip,
     counted,
@@ -282,10 +281,10 @@ class TokenTextEdit(KeptTextEdit):
                 break
         return markers
 
-    def _rect_at(self, unit: int) -> QRect:
-        cursor = QTextCursor(self.document())
-        cursor.setPosition(unit)
-        return self.cursorRect(cursor)
+    def outline_boxes(self) -> list[QRect]:
+        """Where the selected token's visible occurrences are outlined: around their glyphs,
+        line by line (``glyph_boxes``)."""
+        return [box for a, b in self._outlines for box in glyph_boxes(self, a, b)]
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
         super().paintEvent(event)
@@ -298,16 +297,8 @@ class TokenTextEdit(KeptTextEdit):
         pen = QPen(QColor(colours().accent))
         pen.setWidth(2)
         painter.setPen(pen)
-        right = self.viewport().width() - 2
-        for a, b in self._outlines:
-            ra, rb = self._rect_at(a), self._rect_at(b)
-            if ra.top() == rb.top():
-                painter.drawRect(
-                    QRect(ra.left(), ra.top(), max(rb.left() - ra.left(), 3), ra.height())
-                )
-            else:  # wrapped over lines: outline its first and last line
-                painter.drawRect(QRect(ra.left(), ra.top(), max(right - ra.left(), 3), ra.height()))
-                painter.drawRect(QRect(2, rb.top(), max(rb.left() - 2, 3), rb.height()))
+        for box in self.outline_boxes():
+            painter.drawRect(box)
         painter.end()
 
     # ----------------------------------------------------------- tooltip
