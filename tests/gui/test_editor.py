@@ -223,3 +223,27 @@ def test_the_selected_tokens_outline_is_around_its_own_glyphs_in_right_to_left_t
         for box in boxes:
             char = edit.char_at(box.center())
             assert any(a <= char < b for a, b in held), (token, box, char)
+
+
+def test_a_line_break_mark_hides_no_letter_of_right_to_left_text(qtbot, editor, gpt2_tokenizer):
+    """An editor audit: a line break's "↵" was drawn at its cursor position, which in a
+    line of Arabic or Hebrew lies among the letters: it hid one. It now goes right of the
+    line's glyphs, where the point under it is the line break itself."""
+    from bpe_studio.gui.views.char_under_point import glyph_boxes
+    from bpe_studio.gui.views.line_breaks import line_break_box
+
+    text = "مرحبا بالعالم\nשלום עולם abc\nend\n"
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
+    editor.set_text(text)
+    spans = wait_for_spans(qtbot, editor)
+    edit = editor.edit
+    edit.paint_visible_tokens()
+    breaks = [i for i, c in enumerate(text) if c == "\n"]
+    assert [spans.from_utf16(unit) for unit, _ in edit._markers] == breaks
+    lines = zip([0] + [unit + 1 for unit, _ in edit._markers], [u for u, _ in edit._markers])
+    letters = [box for a, b in lines for box in glyph_boxes(edit, a, b)]
+    assert len(letters) >= 3
+    for unit, _ in edit._markers:
+        box = line_break_box(edit, unit)
+        assert not any(box.intersects(letter) for letter in letters)
+        assert edit.char_at(box.center()) == spans.from_utf16(unit)  # its tooltip, its token

@@ -13,7 +13,7 @@ from PySide6.QtGui import QTextCursor, QTextLayout, QTextLine
 from PySide6.QtWidgets import QPlainTextEdit
 
 from ...core.explain.span_arrays import SpanArrays
-from .line_breaks import GLYPH
+from .line_breaks import line_break_box
 
 
 def _line_at(layout: QTextLayout, y: float) -> QTextLine | None:
@@ -27,6 +27,11 @@ def _line_at(layout: QTextLayout, y: float) -> QTextLine | None:
         else:
             hi = mid
     return layout.lineAt(lo) if lo < layout.lineCount() else None
+
+
+def _glyphs_right(line: QTextLine) -> float:
+    """Where the glyphs of ``line`` end on the right (its layout's coordinates)."""
+    return max((g.boundingRect().right() for g in line.glyphRuns()), default=0.0)
 
 
 def char_at(edit: QPlainTextEdit, spans: SpanArrays, pos: QPoint) -> int | None:
@@ -45,7 +50,12 @@ def char_at(edit: QPlainTextEdit, spans: SpanArrays, pos: QPoint) -> int | None:
         # there was of its neighbour. The line is the one at the point's height: at a wrap,
         # the gap's position is the next line's start too.
         x = pos.x() - origin.x()
-        unit = block.position() + line.xToCursor(x, QTextLine.CursorPosition.CursorOnCharacter)
+        at = line.xToCursor(x, QTextLine.CursorPosition.CursorOnCharacter)
+        if line.lineNumber() == layout.lineCount() - 1 and x > _glyphs_right(line):
+            # Right of a paragraph's last glyph is its break, whose "↵" is drawn there
+            # (line_break_box), right to left too, where the line's start lies at the right.
+            at = block.length() - 1
+        unit = block.position() + at
     char = spans.from_utf16(unit)
     return char if 0 <= char < spans.text_length else None
 
@@ -87,11 +97,7 @@ def glyph_boxes(edit: QPlainTextEdit, start: int, end: int) -> list[QRect]:
                 boxes.append(QRect(x, top, max(round(origin.x() + right) - x, 3), height))
             n += 1
         if end - block.position() >= block.length():  # the paragraph's end is in the range
-            cursor = QTextCursor(block)
-            cursor.setPosition(block.position() + block.length() - 1)
-            r = edit.cursorRect(cursor)
-            width = edit.fontMetrics().horizontalAdvance(GLYPH) + 4  # draw_line_break's box
-            boxes.append(QRect(r.left(), r.top(), width, r.height()))
+            boxes.append(line_break_box(edit, block.position() + block.length() - 1))
         block = block.next()
     return boxes
 
