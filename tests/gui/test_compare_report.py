@@ -1276,3 +1276,18 @@ def test_compare_shows_the_step_the_timeline_went_back_to_while_the_run_merges(
     merges = [(s.left, s.right) for s in steps[:100]]
     reference = ReferenceEncoder(vocab, merges, {EOT: 256}, pattern_regex("gpt2"))
     assert [int(i) for i in compare.comparison.a.spans.ids] == reference.encode(compare.text())
+
+
+def test_a_panes_tooltip_on_a_windows_line_break_names_both_its_tokens(
+    qtbot, compare_view, tiktoken_gpt2
+):
+    """An editor audit: GPT-2's "\\n" token of a "\\r\\n" (hidden by the pane's document, one
+    line break) was in the count and named by no tooltip."""
+    text = "one\r\ntwo"
+    view = compare_view
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
+    _compare(qtbot, view, text)
+    _, cr, lf, _ = tiktoken_gpt2.encode(text)
+    tip = view.panes[0].tooltip_html(text.index("\r"))
+    assert f"id {cr:,}" in tip and f"id {lf:,}" in tip

@@ -247,3 +247,24 @@ def test_a_line_break_mark_hides_no_letter_of_right_to_left_text(qtbot, editor, 
         box = line_break_box(edit, unit)
         assert not any(box.intersects(letter) for letter in letters)
         assert edit.char_at(box.center()) == spans.from_utf16(unit)  # its tooltip, its token
+
+
+def test_a_windows_line_break_shows_both_its_tokens(qtbot, editor, gpt2_tokenizer, tiktoken_gpt2):
+    """An editor audit: GPT-2 gives "\\r\\n" two tokens, counted and listed, but a document
+    holds it as one line break, so the "\\n" token was painted, hovered and named nowhere.
+    The line break's tooltip names both."""
+    from bpe_studio.gui.views.line_breaks import line_break_box
+
+    text = "one\r\ntwo"
+    ids = tiktoken_gpt2.encode(text)
+    assert [tiktoken_gpt2.decode([i]) for i in ids[1:3]] == ["\r", "\n"]
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
+    editor.set_text(text)
+    wait_for_spans(qtbot, editor)
+    edit = editor.edit
+    edit.paint_visible_tokens()
+    ((unit, _),) = edit._markers  # one "↵", at the line's end
+    tip = edit.tooltip_html(edit.char_at(line_break_box(edit, unit).center()))
+    assert f"id {ids[1]:,}" in tip and f"id {ids[2]:,}" in tip
+    assert "split" not in tip  # two characters, not one split
+    assert f"id {ids[0]:,}" not in tip and f"id {ids[3]:,}" not in tip

@@ -94,6 +94,17 @@ class SpanArrays:
         lo, hi = self.index_range(char, char + 1)
         return range(lo, hi)
 
+    def covering_shown(self, char: int) -> range:
+        """Indices of the spans holding what a document shows at character ``char``: those
+        of :meth:`covering`, and those holding the character after it when a document hides
+        that one (the "\\n" of "\\r\\n": one line break on screen, and GPT-2 gives it two
+        tokens, of which the "\\n" one was shown nowhere)."""
+        lo, hi = self.index_range(char, char + 1)
+        k = int(np.searchsorted(self.hidden, char + 1))
+        if k < len(self.hidden) and int(self.hidden[k]) == char + 1:
+            hi = max(hi, self.index_range(char + 1, char + 2)[1])
+        return range(lo, hi)
+
     def occurrences(self, token_id: int) -> int:
         """How many tokens of the text have id ``token_id``."""
         return int(np.count_nonzero(self.ids == token_id))

@@ -439,7 +439,7 @@ class ComparePane(QPlainTextEdit):
         spans = self.side.spans
         vocab = spans.tokenizer.vocab
         parts = []
-        for k in spans.covering(char):
+        for k in spans.covering_shown(char):  # a "\r\n"'s two tokens, where it has two
             tid = int(spans.ids[k])
             shown = html.escape(token_text(vocab.get(tid, b"")))
             parts.append(f"<b>id {tid:,}</b> &nbsp;<code>{shown}</code>")

@@ -320,13 +320,14 @@ class TokenTextEdit(KeptTextEdit):
         spans = self.spans
         if spans is None:
             return None
-        indices = spans.covering(char)
+        indices = spans.covering_shown(char)  # a "\r\n"'s two tokens, where it has two
         if not indices:
             return None
         tok = spans.tokenizer
         parts = []
-        if len(indices) > 1:
-            parts.append(f"<i>This character is split across {len(indices)} tokens</i>")
+        split = len(spans.covering(char))
+        if split > 1:
+            parts.append(f"<i>This character is split across {split} tokens</i>")
         for k in indices:
             tid = int(spans.ids[k])
             token = tok.vocab.get(tid, b"")
