@@ -268,3 +268,28 @@ def test_a_windows_line_break_shows_both_its_tokens(qtbot, editor, gpt2_tokenize
     assert f"id {ids[1]:,}" in tip and f"id {ids[2]:,}" in tip
     assert "split" not in tip  # two characters, not one split
     assert f"id {ids[0]:,}" not in tip and f"id {ids[3]:,}" not in tip
+
+
+def test_a_tall_editor_of_characters_split_in_three_is_coloured_to_its_bottom(
+    qtbot, gpt2_tokenizer, tiktoken_gpt2
+):
+    """An editor audit: the painting cap counted tokens, not the blocks painted, so a large
+    editor showing Chinese under GPT-2 (three tokens a character) stopped colouring a
+    third of the way up its screen."""
+    from bpe_studio.gui.views.token_editor import MAX_PAINTED
+
+    editor = shown(qtbot, TokenEditor(), 1900, 1150)
+    line = "靐齉麤爨驫鱻羴犇骉" * 6
+    assert len(tiktoken_gpt2.encode(line)) == 3 * len(line)  # three tokens each
+    text = "\n".join([line] * 200)
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
+    editor.set_text(text)
+    spans = wait_for_spans(qtbot, editor)
+    edit = editor.edit
+    edit.paint_visible_tokens()
+    start, end = edit.visible_range()
+    shown_chars = range(spans.from_utf16(start), min(spans.from_utf16(end), len(text)))
+    assert 3 * sum(c != "\n" for c in (text[i] for i in shown_chars)) > MAX_PAINTED
+    painted = edit.painted()
+    last = max(i for i in shown_chars if text[i] != "\n")
+    assert any(p.start <= spans.to_utf16(last) < p.end for p in painted)

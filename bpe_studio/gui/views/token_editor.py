@@ -76,7 +76,7 @@ from .layouts import column
 from .line_breaks import LINE_BREAK, draw_line_break
 from .theme import colours, muted, themed
 
-MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens
+MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens (blocks painted)
 PIECE_DEBOUNCE_MS = 150
 
 
@@ -230,18 +230,20 @@ class TokenTextEdit(KeptTextEdit):
             return
         start16, end16 = self.visible_range()
         first, last = spans.from_utf16(start16), spans.from_utf16(end16)
-        lo, hi = spans.index_range(first, last)
-        hi = min(hi, lo + MAX_PAINTED)
+        lo, end = spans.index_range(first, last)
         starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
         ranges = []
         group = 0
         i = lo
-        while i < hi:
+        # subtle: the cap counts blocks painted, not tokens: Chinese under GPT-2 is two or
+        # three tokens a character, and a tall editor's screenful of it (8,000 tokens) was
+        # left uncoloured from a third of the way up.
+        while i < end and len(ranges) < MAX_PAINTED:
             a, b = int(starts[i]), int(ends[i])
             if partial[i]:
                 # Tokens sharing characters: one block over all of them, never half a glyph.
                 j = i + 1
-                while j < hi and partial[j] and starts[j] < b:
+                while j < end and partial[j] and starts[j] < b:
                     b = max(b, int(ends[j]))
                     j += 1
                 fmt = self._split_formats[group % 2]
@@ -251,6 +253,7 @@ class TokenTextEdit(KeptTextEdit):
                 fmt = self._format(i, ids)
             ranges.append((spans.to_utf16(a), spans.to_utf16(b), fmt))
             i = j
+        hi = i  # the tokens painted: [lo, hi)
         self._formats.show(ranges)
         self._markers = self._line_break_markers(
             spans, first, min(last, int(ends[hi - 1]) if hi > lo else first)
