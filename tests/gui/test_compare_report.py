@@ -1291,3 +1291,28 @@ def test_a_panes_tooltip_on_a_windows_line_break_names_both_its_tokens(
     _, cr, lf, _ = tiktoken_gpt2.encode(text)
     tip = view.panes[0].tooltip_html(text.index("\r"))
     assert f"id {cr:,}" in tip and f"id {lf:,}" in tip
+
+
+def test_a_large_pane_of_characters_split_in_three_is_coloured_to_its_bottom(
+    qtbot, compare_view, tiktoken_gpt2
+):
+    """An editor audit: the painting cap counted tokens, so in a maximized window GPT-2's
+    pane of Chinese (three tokens a character) left its last lines uncoloured."""
+    from bpe_studio.gui.views.compare import MAX_PAINTED
+
+    line = "靐齉麤爨驫鱻羴犇骉" * 6
+    assert len(tiktoken_gpt2.encode(line)) == 3 * len(line)  # three tokens each
+    text = "\n".join([line] * 200)
+    view = compare_view
+    view.resize(1900, 1150)
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
+    _compare(qtbot, view, text)
+    pane = view.panes[0]
+    pane.paint_visible()
+    spans = pane.side.spans
+    start, end = pane.visible_range()
+    shown = range(spans.from_utf16(start), min(spans.from_utf16(end), len(text)))
+    assert 3 * sum(text[i] != "\n" for i in shown) > MAX_PAINTED
+    last = max(i for i in shown if text[i] != "\n")
+    assert any(p.start <= spans.to_utf16(last) < p.end for p in pane.painted())

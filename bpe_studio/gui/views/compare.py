@@ -67,7 +67,7 @@ from .picker import ENCODE_LOCK, Choice, FailedPick, TokenizerPicker, preset_key
 from .theme import colours, muted, themed
 
 MARK_PROPERTY = QTextFormat.Property.UserProperty + 1  # tags the boundary marks (tests read it)
-MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens
+MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens (ranges painted)
 
 DEFAULT_TEXT = (
     "Tokenizers disagree most on text unlike what they were trained on.\n"
@@ -345,7 +345,6 @@ class ComparePane(QPlainTextEdit):
         start16, end16 = self.visible_range()
         first, last = spans.from_utf16(start16), spans.from_utf16(end16)
         lo, hi_all = spans.index_range(first, last)
-        hi = min(hi_all, lo + MAX_PAINTED)
         starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
         ranges: list[tuple[int, int, QTextCharFormat]] = []
         breaks: list[tuple[int, int, QColor]] = []
@@ -354,10 +353,13 @@ class ComparePane(QPlainTextEdit):
         # gap between blocks, else a pane showed fewer marks than the header's count.
         done = first  # the text before is painted (tokens and gaps)
         i = lo
-        while i < hi:
+        # subtle: the cap counts what is painted, not tokens: Chinese under GPT-2 is three
+        # tokens a character, and a maximized window's pane stopped colouring before its
+        # last lines (an editor audit).
+        while i < hi_all and len(ranges) < MAX_PAINTED:
             a, b, j = int(starts[i]), int(ends[i]), i + 1
             # Tokens sharing a character (a split multi-byte character) paint as one block.
-            while partial[i] and j < hi and partial[j] and starts[j] < b:
+            while partial[i] and j < hi_all and partial[j] and starts[j] < b:
                 b = max(b, int(ends[j]))
                 j += 1
             self._mark_span(done, a, None, ranges, breaks)
@@ -372,7 +374,7 @@ class ComparePane(QPlainTextEdit):
             self._mark_span(a, b, fmt, ranges, breaks)
             done = max(done, b)
             i = j
-        if hi == hi_all:  # else capped (MAX_PAINTED): nothing past the last block painted
+        if i == hi_all:  # else capped (MAX_PAINTED): nothing past the last block painted
             self._mark_span(done, last, None, ranges, breaks)
         self._formats.show(ranges)
         self._breaks = breaks
