@@ -293,3 +293,22 @@ def test_a_tall_editor_of_characters_split_in_three_is_coloured_to_its_bottom(
     painted = edit.painted()
     last = max(i for i in shown_chars if text[i] != "\n")
     assert any(p.start <= spans.to_utf16(last) < p.end for p in painted)
+
+
+def test_the_selected_n_of_a_windows_line_break_is_outlined_on_it(
+    qtbot, editor, gpt2_tokenizer, tiktoken_gpt2
+):
+    """An editor audit: GPT-2's "\\n" token of a "\\r\\n" has no place of its own in the
+    document (one line break), so selecting it outlined none of its occurrences, which
+    "Why this token" counts. Each is outlined on its line break."""
+    text = "one\r\ntwo\r\n"
+    newline = tiktoken_gpt2.encode("\n")[0]
+    assert tiktoken_gpt2.encode(text).count(newline) == 2
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
+    editor.set_text(text)
+    wait_for_spans(qtbot, editor)
+    edit = editor.edit
+    editor.highlight_token(newline)
+    edit.paint_visible_tokens()
+    boxes = edit.outline_boxes()
+    assert sorted(edit.char_at(box.center()) for box in boxes) == [3, 8]  # each "\r"

@@ -261,8 +261,12 @@ class TokenTextEdit(KeptTextEdit):
         self._outlines = []
         if self._highlight is not None and hi > lo:
             for k in np.flatnonzero(ids[lo:hi] == self._highlight).tolist():
-                a, b = int(starts[lo + k]), int(ends[lo + k])
-                self._outlines.append((spans.to_utf16(a), spans.to_utf16(b)))
+                a, b = spans.to_utf16(int(starts[lo + k])), spans.to_utf16(int(ends[lo + k]))
+                if a == b and a > 0:
+                    # The "\n" of a "\r\n", which the document hides (GPT-2's token 198
+                    # there): outlined on the line break it is half of.
+                    a -= 1
+                self._outlines.append((a, b))
         self.viewport().update()
 
     def _line_break_markers(
