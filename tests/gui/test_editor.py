@@ -312,3 +312,35 @@ def test_the_selected_n_of_a_windows_line_break_is_outlined_on_it(
     edit.paint_visible_tokens()
     boxes = edit.outline_boxes()
     assert sorted(edit.char_at(box.center()) for box in boxes) == [3, 8]  # each "\r"
+
+
+def test_split_characters_keep_their_shades_as_the_view_scrolls(
+    qtbot, editor, gpt2_tokenizer, tiktoken_gpt2
+):
+    """An editor audit: the two shades of split characters were counted from the first
+    token on screen, so scrolling by one line changed the shade of most blocks on it. They
+    are counted from the text's start now; side by side they still alternate."""
+    line = "靐齉麤 x"
+    assert len(tiktoken_gpt2.encode("靐")) == 3  # each of the three is split
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
+    editor.set_text("\n".join([line] * 60))
+    wait_for_spans(qtbot, editor)
+    edit = editor.edit
+
+    def shades() -> dict[int, str]:
+        edit.paint_visible_tokens()
+        painted = edit.painted()
+        wavy = [
+            p for p in painted if p.format.underlineStyle() == p.format.UnderlineStyle.WaveUnderline
+        ]
+        for p, q in zip(wavy, wavy[1:]):
+            if p.end == q.start:  # side by side: told apart
+                assert p.format.background() != q.format.background()
+        return {p.start: p.format.background().color().name() for p in wavy}
+
+    before = shades()
+    edit.verticalScrollBar().setValue(1)
+    after = shades()
+    common = set(before) & set(after)
+    assert len(common) > 10
+    assert all(before[u] == after[u] for u in common)

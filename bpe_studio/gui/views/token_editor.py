@@ -134,6 +134,7 @@ class TokenTextEdit(KeptTextEdit):
         self._markers: list[tuple[int, QColor]] = []
         self._outlines: list[tuple[int, int]] = []
         self._formats = BlockFormats(self)
+        self._shades: tuple[SpanArrays, np.ndarray] | None = None  # _split_shades' last
         self._repaint = single_shot(self, 0, self.paint_visible_tokens)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
         self.horizontalScrollBar().valueChanged.connect(self._schedule)
@@ -233,7 +234,7 @@ class TokenTextEdit(KeptTextEdit):
         lo, end = spans.index_range(first, last)
         starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
         ranges = []
-        group = 0
+        shades = self._split_shades(spans)
         i = lo
         # subtle: the cap counts blocks painted, not tokens: Chinese under GPT-2 is two or
         # three tokens a character, and a tall editor's screenful of it (8,000 tokens) was
@@ -246,8 +247,7 @@ class TokenTextEdit(KeptTextEdit):
                 while j < end and partial[j] and starts[j] < b:
                     b = max(b, int(ends[j]))
                     j += 1
-                fmt = self._split_formats[group % 2]
-                group += 1
+                fmt = self._split_formats[int(shades[i])]
             else:
                 j = i + 1
                 fmt = self._format(i, ids)
@@ -268,6 +268,19 @@ class TokenTextEdit(KeptTextEdit):
                     a -= 1
                 self._outlines.append((a, b))
         self.viewport().update()
+
+    def _split_shades(self, spans: SpanArrays) -> np.ndarray:
+        """Which of the two split formats each token's block of split characters takes: its
+        block's number from the text's start, mod 2. subtle: counted from the first token
+        on screen, every block changed shade as the view scrolled by a line."""
+        kept = self._shades
+        if kept is None or kept[0] is not spans:
+            partial, starts, ends = spans.partial, spans.starts, spans.ends
+            joined = np.zeros(len(partial), dtype=bool)  # a token that continues a block
+            joined[1:] = partial[1:] & partial[:-1] & (starts[1:] < ends[:-1])
+            shades = (np.cumsum(partial & ~joined) + 1) % 2
+            kept = self._shades = (spans, shades.astype(np.int8))
+        return kept[1]
 
     def _line_break_markers(
         self, spans: SpanArrays, first: int, last: int
