@@ -506,6 +506,25 @@ def test_a_config_naming_a_plain_added_token_special_changes_no_ids(files, tmp_p
     assert open_tokenizer(folder, no_specials=True).encode(text) == plain
 
 
+@pytest.mark.parametrize("more", ["<s>x", 5, {"content": "<s>"}])
+def test_a_config_whose_additional_special_tokens_is_no_list_is_read_past(files, tmp_path, more):
+    # transformers requires a list there; a string's letters were each taken for a special
+    # token ("s" in "this" then refused as a special token not allowed), and a number
+    # stopped the load with a bare TypeError (a traceback from bpe-studio encode).
+    oracle = tokenizers.Tokenizer.from_file(str(files["sentencepiece_bpe"]))
+    folder = tmp_path / "config"
+    folder.mkdir()
+    oracle.save(str(folder / "tokenizer.json"))
+    config = {"eos_token": "</s>", "additional_special_tokens": more}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    own = {t.content for t in oracle.get_added_tokens_decoder().values() if t.special}
+    tok = open_tokenizer(folder)
+    assert set(tok.special_tokens) == own
+    text = "this is x"
+    expected = oracle.encode(text, add_special_tokens=False).ids
+    assert tok.encode(text, allowed_special=set()) == expected
+
+
 @pytest.mark.parametrize("name", ["byte_level", "unigram"])
 def test_truncation_and_padding_are_read_past_and_said(files, tmp_path, name):
     # Hub files often carry them; both kinds open, encode whole texts unpadded (this tool

@@ -528,7 +528,10 @@ def named_special_tokens(folder: Path) -> list[str]:
     names: list[str] = []
     keys = ("bos_token", "eos_token", "unk_token", "pad_token", "sep_token", "cls_token")
     values = [config.get(k) for k in (*keys, "mask_token")]
-    values += list(config.get("additional_special_tokens") or [])
+    more = config.get("additional_special_tokens")
+    # subtle: a list, as transformers requires; anything else is read past as a broken file
+    # is (a string's letters each became a special token, and a number raised TypeError).
+    values += more if isinstance(more, list) else []
     for value in values:
         token = value.get("content") if isinstance(value, dict) else value
         if isinstance(token, str) and token and token not in names:
