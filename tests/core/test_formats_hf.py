@@ -795,6 +795,34 @@ def test_a_flag_tokenizers_refuses_is_refused_naming_the_file_and_the_key(tmp_pa
     assert "\n" not in message
 
 
+@pytest.mark.parametrize("added", [None, {}, {"<s>": 257}, "<s>"])
+def test_added_tokens_that_are_no_list_are_refused_naming_the_key(tmp_path, added):
+    """An audit: "added_tokens": null or {} was read as no added tokens (a file whose
+    special token the model holds loaded with none), and behind a template the error named
+    the post_processor's id instead, where tokenizers refuses the file ("invalid type: null,
+    expected a sequence"). The oracle: tokenizers refuses the file."""
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    obj = copy.deepcopy(_base())
+    obj["model"]["vocab"]["<s>"] = 257
+    obj["added_tokens"] = added
+    path = _write(tmp_path, obj)
+    with pytest.raises(Exception, match="expected a sequence"):
+        tokenizers.Tokenizer.from_file(str(path))
+    shown = json.dumps(added)
+    for load in (Tokenizer.load, open_tokenizer):
+        with pytest.raises(ValueError) as info:
+            load(path)
+        message = str(info.value)
+        assert (
+            message == f"{path}: added_tokens: expected a list, as tokenizers requires; got {shown}"
+        )
+    del obj["added_tokens"]  # missing, it is none, as tokenizers reads it
+    path = _write(tmp_path, obj)
+    assert Tokenizer.load(path).special_tokens == []
+    assert tokenizers.Tokenizer.from_file(str(path)).get_added_tokens_decoder() == {}
+
+
 def test_an_added_token_its_normalizer_empties_is_refused_alike_everywhere(tmp_path):
     """An audit: Tokenizer.load refused a normalized added token its normalizer makes
     nothing of ("zzzz" under Replace("zz", "")) saying tokenizers runs the file and

@@ -150,7 +150,15 @@ def read_components(obj: dict[str, Any], name: str, named: dict[str, str]) -> Co
         template = read_template(obj.get("post_processor"))
     except ValueError as e:
         raise ValueError(f"{name}: {e}") from None
-    added = read_added(obj.get("added_tokens"), normalizers, name)
+    raw_added = obj.get("added_tokens", [])
+    if not isinstance(raw_added, list):
+        # subtle: tokenizers refuses the file ("expected a sequence"); read as no added
+        # tokens, a null or {} there lost every special token the file has.
+        shown = json.dumps(raw_added, ensure_ascii=False)
+        raise ValueError(
+            f"{name}: added_tokens: expected a list, as tokenizers requires; got {shown:.80}"
+        )
+    added = read_added(raw_added, normalizers, name)
     plain = all(t.plain for t in added) and len({t.normalized for t in added}) <= 1
     spec = json.dumps([obj.get(k) for k in ("normalizer", "pre_tokenizer", "added_tokens")])
     if pattern is not None and not normalizers and plain:
