@@ -823,6 +823,33 @@ def test_added_tokens_that_are_no_list_are_refused_naming_the_key(tmp_path, adde
     assert tokenizers.Tokenizer.from_file(str(path)).get_added_tokens_decoder() == {}
 
 
+@pytest.mark.parametrize(("idx", "said"), [(5, "id 5 is used twice"), (2**32, "id must be an")])
+def test_a_bad_model_vocab_id_beside_a_template_is_named_not_the_template(tmp_path, idx, said):
+    """An audit: in a file with a template (Llama 3's "<|begin_of_text|> $A"), a model.vocab
+    entry whose id another entry holds, or past a u32, was refused naming the
+    post_processor ("'<s>' is added as id 257, which no token of the vocabulary has"), from
+    the added tokens' ids counted over that vocabulary, where the same file without a
+    template named the entry. The oracle: the entry written (tokenizers refuses an id past
+    a u32, "expected u32")."""
+    from tokenizers import processors
+
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    obj = copy.deepcopy(_base())
+    _added()(obj)
+    template = processors.TemplateProcessing(single="<s> $A", special_tokens=[("<s>", 257)])
+    obj["post_processor"] = json.loads(template.__getstate__())
+    obj["model"]["vocab"]["zz"] = idx
+    path = _write(tmp_path, obj)
+    if idx >= 2**32:
+        with pytest.raises(Exception, match="expected u32"):
+            tokenizers.Tokenizer.from_file(str(path))
+    for load in (Tokenizer.load, open_tokenizer):
+        with pytest.raises(ValueError) as info:
+            load(path)
+        assert str(info.value).startswith(f"{path}: model.vocab['zz']: {said}"), str(info.value)
+
+
 def test_an_added_token_its_normalizer_empties_is_refused_alike_everywhere(tmp_path):
     """An audit: Tokenizer.load refused a normalized added token its normalizer makes
     nothing of ("zzzz" under Replace("zz", "")) saying tokenizers runs the file and

@@ -261,6 +261,11 @@ def _added_ids(contents: Sequence[str], vocab: Mapping[str, Any]) -> dict[str, i
     return ids
 
 
+def _u32(idx: object) -> bool:
+    """Whether ``idx`` is an id tokenizers reads (a JSON integer that fits in a u32)."""
+    return isinstance(idx, int) and not isinstance(idx, bool) and 0 <= idx < 2**32
+
+
 def _spelled(text: str) -> bytes | None:
     """The other bytes ``text`` is GPT-2's byte-level spelling of (``"Ġhi"``: `` hi``, ``"é"``:
     byte 0xE9), or None when it spells none but its own."""
@@ -317,9 +322,14 @@ def _refuse_added_tokens(parts: Components, raw_vocab: dict[str, Any], r: _Reade
     """ValueError for what the added tokens and the template give that no token here can
     (tokenizers runs such a file all the same, so ``structure_problem`` says it): an added
     token outside model.vocab that spells other bytes, a template id past the vocabulary.
-    A token given twice is left to ``read_hf``."""
+    A token given twice, and a model.vocab id that is no u32 or is given twice, are left to
+    ``read_hf``, which names the entry (the ids counted here from such a vocabulary named
+    the template's first id as the fault)."""
     contents = [token.content for token in parts.added]
     if len(set(contents)) < len(contents):
+        return
+    model_ids = list(raw_vocab.values())
+    if len(set(model_ids)) < len(model_ids) or not all(map(_u32, model_ids)):
         return
     added = _added_ids(contents, raw_vocab)
     for content, at in added.items():
@@ -473,9 +483,11 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
     vocab: dict[int, bytes] = {}
     known: dict[str, bytes] = {}
     for text, idx in raw_vocab.items():
-        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+        if not _u32(idx):
             raise r.fail(
-                f"model.vocab[{text!r}]", f"id must be a non-negative integer, not {idx!r}"
+                f"model.vocab[{text!r}]",
+                f"id must be an integer from 0 to {2**32 - 1:,} (as tokenizers reads one), "
+                f"not {idx!r:.60}",
             )
         if idx in vocab:
             raise r.fail(f"model.vocab[{text!r}]", f"id {idx} is used twice")
