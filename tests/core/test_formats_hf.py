@@ -795,6 +795,61 @@ def test_a_flag_tokenizers_refuses_is_refused_naming_the_file_and_the_key(tmp_pa
     assert "\n" not in message
 
 
+def _component(slot: str, value: dict, flag: str, bad):
+    """A change setting ``slot`` (normalizer, pre_tokenizer) to ``value`` with its ``flag``
+    set to ``bad`` (removed where ``bad`` is ...)."""
+
+    def change(obj: dict) -> None:
+        obj[slot] = copy.deepcopy(value)
+        inner = obj[slot]["pretokenizers"][0] if "pretokenizers" in value else obj[slot]
+        if bad is ...:
+            del inner[flag]
+        else:
+            inner[flag] = bad
+
+    return change
+
+
+BYTE_LEVEL = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True}
+STRIP = {"type": "Strip", "strip_left": False, "strip_right": True}
+DIGITS = {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_digits": True}]}
+DIGITS["pretokenizers"].append(BYTE_LEVEL | {"use_regex": True})
+BAD_COMPONENT_FLAGS = {
+    "split_invert_as_a_string": ("pre_tokenizer", _split_pre(r"\w+"), "invert", "false"),
+    "split_invert_missing": ("pre_tokenizer", _split_pre(r"\w+"), "invert", ...),
+    "prefix_space_as_a_string": ("pre_tokenizer", BYTE_LEVEL, "add_prefix_space", "false"),
+    "trim_offsets_missing": ("pre_tokenizer", BYTE_LEVEL, "trim_offsets", ...),
+    "use_regex_as_a_number": ("pre_tokenizer", BYTE_LEVEL, "use_regex", 0),
+    "individual_digits_missing": ("pre_tokenizer", DIGITS, "individual_digits", ...),
+    "strip_left_as_a_string": ("normalizer", STRIP, "strip_left", "false"),
+    "strip_right_missing": ("normalizer", STRIP, "strip_right", ...),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_COMPONENT_FLAGS))
+def test_a_component_flag_tokenizers_refuses_is_refused_naming_the_key(tmp_path, case):
+    """An audit: a Split's "invert": "false" was read as true (bool of a string, so the
+    Split kept the text between matches instead), ByteLevel's "add_prefix_space": "false"
+    as true, Strip's flags alike, and a missing flag as a default the file never gave,
+    where tokenizers refuses each file ("expected a boolean", "missing field"). The
+    oracle: tokenizers refuses the file."""
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    slot, value, flag, bad = BAD_COMPONENT_FLAGS[case]
+    obj = copy.deepcopy(_base())
+    _component(slot, value, flag, bad)(obj)
+    path = _write(tmp_path, obj)
+    with pytest.raises(Exception, match="expected a boolean|missing field"):
+        tokenizers.Tokenizer.from_file(str(path))
+    key = f"{slot}.pretokenizers[0].{flag}" if "pretokenizers" in value else f"{slot}.{flag}"
+    said = "missing; tokenizers requires it" if bad is ... else f"got {json.dumps(bad)}"
+    for load in (Tokenizer.load, open_tokenizer):
+        with pytest.raises(ValueError) as info:
+            load(path)
+        message = str(info.value)
+        assert message.startswith(f"{path}: {key}: ") and said in message, message
+
+
 @pytest.mark.parametrize("added", [None, {}, {"<s>": 257}, "<s>"])
 def test_added_tokens_that_are_no_list_are_refused_naming_the_key(tmp_path, added):
     """An audit: "added_tokens": null or {} was read as no added tokens (a file whose

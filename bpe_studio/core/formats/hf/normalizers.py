@@ -23,6 +23,7 @@ from typing import Any, Literal, cast
 import regex
 
 from . import unicode_tables
+from .flags import json_flag
 from .onig import find_spans, translate
 
 Edit = tuple[int, int, str]
@@ -182,7 +183,10 @@ def normalizer_steps(obj: Any, where: str = "normalizer") -> list[EditsOf]:
     kind = obj.get("type") if isinstance(obj, dict) else None
     if kind == "Sequence":
         steps: list[EditsOf] = []
-        for i, item in enumerate(obj.get("normalizers") or []):
+        items = obj.get("normalizers")
+        if not isinstance(items, list):
+            raise ValueError(f"{where}.normalizers: expected a list, got {items!r:.80}")
+        for i, item in enumerate(items):
             steps += normalizer_steps(item, f"{where}.normalizers[{i}]")
         return steps
     if kind in ("NFC", "NFKC", "NFD", "NFKD"):
@@ -190,7 +194,7 @@ def normalizer_steps(obj: Any, where: str = "normalizer") -> list[EditsOf]:
     if kind == "Lowercase":
         return [_lowercase]
     if kind == "Strip":
-        return [_strip(bool(obj.get("strip_left", True)), bool(obj.get("strip_right", True)))]
+        return [_strip(json_flag(obj, "strip_left", where), json_flag(obj, "strip_right", where))]
     if kind == "Replace":
         return [_replace(obj, where)]
     if kind == "Prepend" and isinstance(obj.get("prepend"), str):

@@ -22,6 +22,7 @@ import regex
 
 from ...pretokenization.names import GPT2_PATTERN
 from ...pretokenization.scan_patterns import isolated
+from .flags import json_flag
 from .onig import find_spans, translate
 
 Piece = tuple[str, int, int]  # text, start in the normalized text, characters added in front
@@ -190,9 +191,10 @@ def _regex_step(pattern: str, behavior: str, invert: bool, prefix: bool = False)
     return Step(find, behavior, invert, prefix, whole, t.pattern, kept)
 
 
-def _byte_level(obj: Mapping[str, Any]) -> Step:
-    prefix = bool(obj.get("add_prefix_space", True))
-    if obj.get("use_regex", True):
+def _byte_level(obj: Mapping[str, Any], where: str) -> Step:
+    prefix = json_flag(obj, "add_prefix_space", where)
+    json_flag(obj, "trim_offsets", where)  # offsets only, but tokenizers requires it
+    if json_flag(obj, "use_regex", where, default=True):
         whole = regex.compile(isolated(GPT2_PATTERN))
         return Step(lambda t: (m.span() for m in _BYTE_LEVEL.finditer(t)), "Isolated",
                     prefix_space=prefix, whole=whole)  # fmt: skip
@@ -201,17 +203,17 @@ def _byte_level(obj: Mapping[str, Any]) -> Step:
 
 def _one(obj: Any, where: str, last: bool) -> list[Step]:
     kind = obj.get("type") if isinstance(obj, dict) else None
-    behavior = str(obj.get("behavior", "Isolated")) if isinstance(obj, dict) else ""
+    behavior = str(obj.get("behavior")) if isinstance(obj, dict) else ""
     if kind in ("Split", "Punctuation") and behavior not in BEHAVIORS:
         raise ValueError(f"{where}: behavior {behavior!r} is not one of {', '.join(BEHAVIORS)}")
     assert isinstance(obj, dict) or kind is None
     if kind == "ByteLevel":
         if not last:
             raise ValueError(f"{where}: ByteLevel must come last (later steps would see bytes)")
-        return [_byte_level(obj)]
+        return [_byte_level(obj, where)]
     if kind == "Split":
         pat = obj.get("pattern")
-        invert = bool(obj.get("invert"))
+        invert = json_flag(obj, "invert", where)
         if isinstance(pat, dict) and isinstance(pat.get("String"), str):
             literal = regex.compile(regex.escape(pat["String"]))
             find = (
@@ -225,7 +227,7 @@ def _one(obj: Any, where: str, last: bool) -> list[Step]:
         except ValueError as e:
             raise ValueError(f"{where}: pattern {pat['Regex']!r}: {e}") from None
     if kind == "Digits":
-        if obj.get("individual_digits"):
+        if json_flag(obj, "individual_digits", where):
             # Each digit alone, and the runs between: an Isolated Split by \p{N}, one regex.
             whole = regex.compile(isolated(_NUMERIC.pattern))
             return [Step(_char_finder(_NUMERIC), "Isolated", whole=whole, pattern=_NUMERIC.pattern)]
@@ -250,7 +252,9 @@ def pre_tokenizer_steps(obj: Any, where: str = "pre_tokenizer") -> list[Step]:
     the model merges). Raises ValueError naming the component."""
     kind = obj.get("type") if isinstance(obj, dict) else None
     if kind == "Sequence":
-        items = obj.get("pretokenizers") or []
+        items = obj.get("pretokenizers")
+        if not isinstance(items, list):
+            raise ValueError(f"{where}.pretokenizers: expected a list, got {items!r:.80}")
         steps: list[Step] = []
         for i, item in enumerate(items):
             steps += _one(item, f"{where}.pretokenizers[{i}]", i == len(items) - 1)
