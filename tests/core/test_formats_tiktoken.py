@@ -242,6 +242,29 @@ def test_special_token_clashing_with_a_rank_is_refused(tmp_path):
         read_tiktoken(path, "gpt2", {"a": 300})
 
 
+def test_a_special_token_named_for_a_rank_file_is_said_to_need_its_id(tmp_path):
+    """An audit: naming a special token for a rank file (special_tokens=[...], the command
+    line's --special-token) said to "train with it as a special token to make room for it",
+    where tiktoken keeps special tokens apart from its ranks, so no rank file holds one; its
+    id, or the sidecar, is how one is given. The oracle: tiktoken given that special token."""
+    path = tmp_path / "r.tiktoken"
+    path.write_bytes(b"\n".join(BYTES) + b"\n")
+    with pytest.raises(ValueError) as info:
+        Tokenizer.load(path, pattern="gpt2", special_tokens=[EOT])
+    message = str(info.value)
+    assert f"special_tokens={{{EOT!r}: ID}}" in message and "r.tiktoken.json" not in message
+    assert "sidecar NAME.tiktoken.json" in message and "train" not in message
+    enc = tiktoken.Encoding(
+        "r",
+        pat_str=published("r50k_base")["pat_str"],
+        mergeable_ranks=read_rank_file(path),
+        special_tokens={EOT: 300},
+    )
+    text = f"a b{EOT}c"
+    tok = Tokenizer.load(path, pattern="gpt2", special_tokens={EOT: 300})
+    assert tok.encode(text) == enc.encode(text, allowed_special="all")
+
+
 def test_missing_pattern_without_sidecar_is_refused(tmp_path):
     path = tmp_path / "r.tiktoken"
     path.write_bytes(b"\n".join(BYTES) + b"\n")

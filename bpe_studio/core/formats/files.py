@@ -440,9 +440,32 @@ def _sidecar_of(path: Path) -> Path | None:
     return sidecar_beside(path) if lower.endswith(TIKTOKEN_SUFFIXES) else None
 
 
-def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> TokenizerData:
+def _ranks_of(path: Path | None, preset: str | None) -> str | None:
+    """Where else a special token of tiktoken's ``path`` (or ``preset``) may be given, whose
+    special tokens are never among its ranks: a rank file, its sidecar, or a folder whose
+    one tokenizer besides GPT-2 files is a rank file (its sidecar), a tiktoken preset (none);
+    None for any other tokenizer."""
+    if path is None:
+        return "" if preset is not None and preset != "gpt2" else None
+    rank_folder = path.is_dir() and [
+        f.name.lower().endswith(TIKTOKEN_SUFFIXES) for f in tokenizers_in(path)
+    ] == [True]
+    if (
+        _sidecar_of(path) is not None
+        or path.name.lower().endswith(TIKTOKEN_SUFFIXES)
+        or rank_folder
+    ):
+        return " or list it under special_tokens in its sidecar NAME.tiktoken.json"
+    return None
+
+
+def _with_extra(
+    data: TokenizerData, extra: Sequence[str], source: str, ranks: str | None = None
+) -> TokenizerData:
     """``data`` with the special tokens ``extra`` added, each one of its vocabulary entries
-    (an id its files cannot decode is never invented)."""
+    (an id its files cannot decode is never invented). ``ranks``: ``data`` is tiktoken's,
+    whose special tokens are never among its ranks, and where else one may be given
+    (``_ranks_of``)."""
     if not extra:
         return data
     try:
@@ -465,6 +488,14 @@ def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> Token
             vocab = {**vocab, idx: token.encode("utf-8")}
         else:
             idx = inverse.get(token.encode("utf-8"))
+        if idx is None and ranks is not None:
+            # subtle: tiktoken keeps special tokens apart from the ranks, so no rank file
+            # holds one: "train with it" sent a downloaded file's user the wrong way.
+            raise ValueError(
+                f"special token {token!r} is not in {source}: a rank file keeps no special "
+                f"token among its ranks; give its id (special_tokens={{{token!r}: ID}} in "
+                f"Python){ranks}"
+            )
         if idx is None:
             raise ValueError(
                 f"special token {token!r} is not in {source}: its id would be one the "
@@ -543,7 +574,8 @@ def load_data(
     _check_pattern_agrees(data, pattern, name, path)
     if explicit is not None:
         return replace(data, special_tokens=data.special_tokens | explicit)
-    return _with_extra(data, extra, name if path is None else _vocabulary_file(path))
+    shown = name if path is None else _vocabulary_file(path)
+    return _with_extra(data, extra, shown, _ranks_of(path, preset))
 
 
 def _preset_meant(source: str | os.PathLike[str]) -> str | None:
