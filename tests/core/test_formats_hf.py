@@ -850,6 +850,21 @@ def test_a_component_flag_tokenizers_refuses_is_refused_naming_the_key(tmp_path,
         assert message.startswith(f"{path}: {key}: ") and said in message, message
 
 
+@pytest.mark.parametrize("prefix", [5, None])
+def test_a_prepend_that_is_no_string_is_named_as_such(tmp_path, prefix):
+    """An audit: a Prepend normalizer whose "prepend" was no string was refused saying
+    "'Prepend' is not supported (NFC, ..., Prepend, Sequence)", which lists it. The
+    oracle: tokenizers refuses the file ("expected a string")."""
+    obj = copy.deepcopy(_base())
+    obj["normalizer"] = {"type": "Prepend", "prepend": prefix}
+    path = _write(tmp_path, obj)
+    with pytest.raises(Exception, match="expected a string"):
+        tokenizers.Tokenizer.from_file(str(path))
+    with pytest.raises(ValueError) as info:
+        Tokenizer.load(path)
+    assert str(info.value) == f"{path}: normalizer.prepend: expected a string, got {prefix!r}"
+
+
 @pytest.mark.parametrize("added", [None, {}, {"<s>": 257}, "<s>"])
 def test_added_tokens_that_are_no_list_are_refused_naming_the_key(tmp_path, added):
     """An audit: "added_tokens": null or {} was read as no added tokens (a file whose

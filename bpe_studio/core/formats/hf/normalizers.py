@@ -197,8 +197,11 @@ def normalizer_steps(obj: Any, where: str = "normalizer") -> list[EditsOf]:
         return [_strip(json_flag(obj, "strip_left", where), json_flag(obj, "strip_right", where))]
     if kind == "Replace":
         return [_replace(obj, where)]
-    if kind == "Prepend" and isinstance(obj.get("prepend"), str):
-        return [_prepend(obj["prepend"])]
+    if kind == "Prepend":
+        prefix = obj.get("prepend")
+        if not isinstance(prefix, str):  # "'Prepend' is not supported" said of a bad value
+            raise ValueError(f"{where}.prepend: expected a string, got {prefix!r:.80}")
+        return [_prepend(prefix)]
     raise ValueError(f"{where}: {kind or obj!r} is not supported (NFC, NFKC, NFD, NFKD, "
                      "Lowercase, Strip, Replace, Prepend, Sequence)")  # fmt: skip
 
