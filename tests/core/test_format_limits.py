@@ -377,12 +377,21 @@ def test_the_losses_said_before_saving_are_those_the_save_warns_of(tmp_path, for
 
 
 def test_two_ids_of_the_same_bytes_name_them_and_leave_no_folder(tmp_path):
+    """And the API audit: where neither id was a special or added token, the refusal said
+    "a special or added token sharing an ordinary token's bytes: save as 'hf', which holds
+    it", and 'hf' refused the same tokenizer (a vocabulary maps each token to one id)."""
     vocab = dict(BYTES) | {256: b"  ", 257: b"  "}
     tok = Tokenizer(vocab, [(b" ", b" ")], [])
     out = tmp_path / "new" / "gpt2"
-    with pytest.raises(ValueError, match=r"ids 256 and 257 hold the same bytes b'  '"):
+    with pytest.raises(ValueError, match=r"ids 256 and 257 hold the same bytes b'  '") as refused:
         tok.save(out, format="gpt2")
     assert not out.exists()
+    assert str(refused.value).endswith(
+        "(two ordinary entries of one token: no format can save this one)"
+    )
+    for format in ("hf", "tiktoken"):
+        with pytest.raises(ValueError, match="ids 256 and 257 hold the same token"):
+            tok.save(tmp_path / format, format=format)
 
 
 def test_a_token_two_merges_make_is_not_sent_to_a_format_that_refuses_it_too(tmp_path):

@@ -836,7 +836,8 @@ def save_data(
     if format == "hf":
         return [write_hf(directory, data)]  # its writer warns of what it loses
     if format == "gpt2":
-        pair = gpt2.save_files(directory, data.vocab, data.merges, lambda: _elsewhere(data))
+        apart = {*data.special_tokens.values(), *data.added_tokens.values()}
+        pair = gpt2.save_files(directory, data.vocab, data.merges, lambda: _elsewhere(data), apart)
         written = list(pair)
     else:
         written = list(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -188,15 +188,22 @@ def load_files(
     return vocab, [(a, b) for _, a, b in rows]
 
 
-def _why_twice(token: bytes, merges: Sequence[tuple[bytes, bytes]], elsewhere: str) -> str:
+def _why_twice(
+    token: bytes, merges: Sequence[tuple[bytes, bytes]], elsewhere: str, apart: bool
+) -> str:
     """Why a vocabulary holds ``token`` twice, and what to do about it (``elsewhere``: where
-    else to save it, as advice ends)."""
+    else to save it, as advice ends; ``apart``: one of the two ids is a special or added
+    token's)."""
     making = [i for i, (a, b) in enumerate(merges) if a + b == token]
     if len(making) > 1:
         return (
             f"the merges ranked {making[0]:,} and {making[1]:,} both make it: a merge list "
             "holds each token's merge once, and no format can save this one"
         )
+    if not apart:
+        # subtle: two ordinary entries, which tokenizer.json and tiktoken files refuse too
+        # ("save as 'hf', which holds it" sent the user to a format that refused it).
+        return "two ordinary entries of one token: no format can save this one"
     return f"a special or added token sharing an ordinary token's bytes: {elsewhere}"
 
 
@@ -205,10 +212,12 @@ def save_files(
     vocab: Mapping[int, bytes],
     merges: Sequence[tuple[bytes, bytes]],
     elsewhere: Callable[[], str] = lambda: "save as 'hf', which holds it",
+    apart: Collection[int] = (),
 ) -> tuple[Path, Path]:
     """Write ``directory/vocab.json`` and ``directory/merges.txt`` (both written to temporary
     files, then renamed into place: both or, when one cannot be written, neither). Returns
-    both paths. ``elsewhere`` says where else a tokenizer they cannot hold may be saved."""
+    both paths. ``elsewhere`` says where else a tokenizer they cannot hold may be saved;
+    ``apart``: the ids of its special and added tokens."""
     obj: dict[str, int] = {}
     for idx, tok in sorted(vocab.items()):
         text = encode_token(tok)
@@ -217,7 +226,7 @@ def save_files(
             raise ValueError(
                 f"{os.fspath(Path(directory) / 'vocab.json')}: ids {obj[text]} and {idx} hold "
                 f"the same bytes {tok!r}, which vocab.json (one id per token) cannot hold "
-                f"({_why_twice(tok, merges, elsewhere())})"
+                f"({_why_twice(tok, merges, elsewhere(), not {obj[text], idx}.isdisjoint(apart))})"
             )
     vocab_text = json.dumps(obj, ensure_ascii=False, indent=0) + "\n"
     lines = [MERGES_HEADER] + [f"{encode_token(a)} {encode_token(b)}" for a, b in merges]
