@@ -538,8 +538,12 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
         vocab[idx] = shown
     missing = [b for b in range(256) if bytes([b]) not in inverse]
     if missing:
+        # subtle: the note of the file tokenizers then runs (kind._REASON_CHARS of it): it
+        # says what the user loses, text holding such a byte encoded without it.
+        more = f" and {len(missing) - 1:,} more have" if len(missing) > 1 else " has"
         raise MissingByteTokens(
-            f"{name}: model.vocab: byte 0x{missing[0]:02x} has no token (byte-level needs 256)"
+            f"{name}: model.vocab: byte 0x{missing[0]:02x}{more} no token: tokenizers "
+            "leaves such bytes out of the text it encodes (byte-level needs all 256)"
         )
 
     merges = r.merges(model.get("merges"), known)
