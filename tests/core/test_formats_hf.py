@@ -943,6 +943,31 @@ def test_an_added_token_its_normalizer_empties_is_refused_alike_everywhere(tmp_p
         assert "tokenizers runs this file" not in message
 
 
+def test_openais_gpt2_vocabulary_named_encoder_json_is_said_to_be_one(tmp_path):
+    """An audit: OpenAI's own GPT-2 files are encoder.json + vocab.bpe (the names tiktoken
+    reads them by); Tokenizer.load("encoder.json") said "model: missing", from the
+    vocabulary's token "model" (an id, no object). The oracle: the fixture's
+    gpt2_vocab.json, GPT-2's own, which maps "model" to an id."""
+    from core_helpers import FIXTURES
+
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    encoder = tmp_path / "encoder.json"
+    encoder.write_bytes((FIXTURES / "gpt2_vocab.json").read_bytes())
+    assert isinstance(json.loads(encoder.read_text(encoding="utf-8"))["model"], int)
+    for load in (Tokenizer.load, open_tokenizer):
+        with pytest.raises(ValueError) as info:
+            load(encoder)
+        message = str(info.value)
+        assert message.startswith(f"{encoder}: a GPT-2 vocabulary (each token's id), not a ")
+        assert "vocab.bpe" in message and "model" not in message.split(": ", 1)[1][:40]
+    obj = copy.deepcopy(_base())
+    obj["model"] = "BPE"
+    path = _write(tmp_path, obj)
+    with pytest.raises(ValueError, match='model: expected an object, got "BPE"'):
+        Tokenizer.load(path)
+
+
 def test_a_json_file_that_is_no_tokenizer_is_said_to_be_none(tmp_path):
     """A re-audit: `bpe-studio gui corpus.json` (a JSON file of text, or of records) loads it
     as a tokenizer, as dropping it does, and said "model: missing" or "expected a JSON

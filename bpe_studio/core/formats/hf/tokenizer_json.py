@@ -174,7 +174,8 @@ class _Reader:
                 "whose values are ids)"
             )
         if not isinstance(model, dict):
-            raise self.fail("model", "missing")
+            shown = json.dumps(model, ensure_ascii=False)[:80]
+            raise self.fail("model", f"expected an object, got {shown}")
         kind = model.get("type", "BPE" if "merges" in model else None)
         if kind != "BPE":
             raise self.fail("model", f"type {kind!r} is not supported (only byte-level BPE)")
@@ -394,6 +395,14 @@ def _structure(obj: dict[str, Any], r: _Reader) -> tuple[dict[str, Any], Compone
     """The model's options, the components, the decoder and what the added tokens and the
     template give checked (ValueError naming the file and component): the model and the
     components read."""
+    if obj and all(isinstance(v, int) and not isinstance(v, bool) for v in obj.values()):
+        # subtle: OpenAI's own GPT-2 vocabulary is named encoder.json, and holds a token
+        # "model" (its id 19849): "model: missing" was said of it.
+        raise ValueError(
+            f"{r.name}: a GPT-2 vocabulary (each token's id), not a tokenizer.json: load it "
+            "with its merges (vocab.bpe beside OpenAI's encoder.json), as a folder's "
+            "vocab.json + merges.txt or Tokenizer.from_files(vocab, merges)"
+        )
     model = r.check_model(obj.get("model"))
     parts = file_components(obj, r.name)
     decoder = obj.get("decoder")
