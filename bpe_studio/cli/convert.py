@@ -29,6 +29,7 @@ from ..core.formats.files import (
     gpt2_respelled_specials,
     holding_formats,
 )
+from ..core.formats.hf.kind import read_past
 from ..core.formats.hf.tokenizer_json import dropped_when_written
 from ..core.formats.tiktoken import given_stem, sidecar_name
 from ..core.io.atomic import new_files_only
@@ -307,7 +308,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     # The tokenizer's notes (truncation, padding and dropout read past) hold for what it
     # wrote too.
     lines += [f"note: {note}" for note in tok.notes]
-    if tok.notes:
+    if any(read_past(note) for note in tok.notes):  # (not said of a note of other things)
         lines.append("note: the files written hold no truncation, padding or dropout")
     print("\n".join(map(one_line, lines)), file=sys.stderr)
     return code

@@ -129,6 +129,29 @@ def test_convert_says_truncation_and_padding_are_not_written(tmp_path, to):
     assert "note:" not in plain
 
 
+def test_convert_says_nothing_of_truncation_a_file_never_had(tmp_path):
+    """An audit: converting a tokenizer.json whose pre-tokenizer drops text (a Split that
+    keeps its matches only) said "the files written hold no truncation, padding or
+    dropout", of a file that had none: it followed any note. The oracle: tokenizers reads
+    the file with neither truncation nor padding."""
+    from tokenizers import Regex
+    from tokenizers import pre_tokenizers as pt
+
+    oracle = tokenizers.Tokenizer.from_file(str(llama3_style(tmp_path / "made", full=False)))
+    split = pt.Split(Regex(r"\w+"), "removed", invert=True)
+    oracle.pre_tokenizer = pt.Sequence(
+        [split, pt.ByteLevel(add_prefix_space=False, use_regex=False)]
+    )
+    path = tmp_path / "drops" / "tokenizer.json"
+    path.parent.mkdir()
+    oracle.save(str(path))
+    again = tokenizers.Tokenizer.from_file(str(path))
+    assert again.truncation is None and again.padding is None
+    said = ok(cli(tmp_path, "convert", path, "--to", "hf", "--out", tmp_path / "out"))
+    assert f"note: {path}: its pre-tokenizer drops text" in said
+    assert "truncation" not in said
+
+
 def test_decoding_with_a_file_without_a_decoder_says_it_is_not_the_text(tmp_path):
     """An audit: a byte-level file with "decoder": null decodes (as tokenizers does) to the
     tokens' spellings joined by spaces, and decode said nothing of it."""

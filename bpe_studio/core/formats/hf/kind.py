@@ -63,6 +63,17 @@ class ForeignTokenizerFile(ValueError):
         )
 
 
+# How the notes of what a file asks and is not applied (truncation, padding, dropout) say
+# so: ``read_past`` knows them by it.
+_NOT_APPLIED = "not applied: "
+
+
+def read_past(note: str) -> bool:
+    """Whether ``note`` is :func:`whole_text_note`'s or :func:`dropout_note`'s: something
+    the file asks that is read past (and that a file written from it does not hold)."""
+    return f" is {_NOT_APPLIED}" in note or f" are {_NOT_APPLIED}" in note
+
+
 def whole_text_note(name: str, truncation: object, padding: object) -> str | None:
     """The note for a ``tokenizer.json`` (``name``) that truncates or pads the ids (its
     ``truncation``, ``padding`` blocks; None: null), or None. Neither is applied here:
@@ -84,7 +95,7 @@ def whole_text_note(name: str, truncation: object, padding: object) -> str | Non
     else:
         ids = "unpadded (tokenizers' Encoding.ids would be padded for short texts)"
     verb = "are" if len(given) > 1 else "is"
-    return f"{name}: its {' and '.join(given)} {verb} not applied: the ids are {ids}"
+    return f"{name}: its {' and '.join(given)} {verb} {_NOT_APPLIED}the ids are {ids}"
 
 
 def dropout_note(name: str, dropout: object) -> str | None:
@@ -94,7 +105,7 @@ def dropout_note(name: str, dropout: object) -> str | None:
     if not dropout:
         return None
     return (
-        f"{name}: its model.dropout {dropout:g} is not applied: every merge applies, the ids "
+        f"{name}: its model.dropout {dropout:g} is {_NOT_APPLIED}every merge applies, the ids "
         "are deterministic"
     )
 
