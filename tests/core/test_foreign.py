@@ -778,6 +778,33 @@ def test_a_byte_level_file_repeating_a_merge_is_run_by_tokenizers(tmp_path):
     assert tok.decode(expected) == sample
 
 
+@pytest.mark.parametrize("other_id", [False, True])
+def test_a_byte_level_file_listing_an_added_token_twice_is_run_by_tokenizers(tmp_path, other_id):
+    """An audit: an added token listed twice in added_tokens (a file edited by hand) was
+    refused by open_tokenizer, the app and encode ("'<|eot|>' is given twice"), though
+    tokenizers runs the file, keeping one of the copies, and the README says such a file is
+    run by tokenizers. The oracle: tokenizers' own ids."""
+    text = read_fixture(SLICES["tinystories"])[:50_000]
+    trained = _byte_level_bpe(text, 600, specials=())
+    trained.add_special_tokens(["<|bos|>", "<|eot|>"])
+    obj = json.loads(trained.to_str())
+    copy = dict(obj["added_tokens"][1])
+    if other_id:
+        copy["id"] += 1
+    obj["added_tokens"].append(copy)
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    with pytest.raises(ValueError, match=r"added_tokens\[2\]: '<\|eot\|>' is given twice"):
+        Tokenizer.load(path)
+    tok = open_tokenizer(path)
+    assert isinstance(tok, ForeignTokenizer) and tok.kind == TOKENIZERS_BYTE_LEVEL
+    sample = f"{text[:500]}<|eot|><|bos|>{text[500:900]}<|eot|>"
+    expected = oracle.encode(sample, add_special_tokens=False).ids
+    assert tok.encode(sample) == expected
+    assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)
+
+
 def test_a_byte_level_file_without_a_decoder_says_decode_is_not_the_text(tmp_path):
     """An audit: with "decoder": null, decode (tokenizers' own) gives the tokens' byte-level
     spellings joined by spaces ("H ell o Ġw Ã¶ r ld"), where decode_tokens_bytes gives the

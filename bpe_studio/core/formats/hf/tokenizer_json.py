@@ -486,7 +486,12 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
     contents = [token.content for token in parts.added]
     for i, content in enumerate(contents):
         if content in contents[:i]:
-            raise r.fail(f"added_tokens[{i}]", f"{content!r} is given twice")
+            # subtle: tokenizers runs such a file (it keeps one of the copies); refused as
+            # a plain error, open_tokenizer refused it too.
+            raise AddedTokenConflict(
+                f"{name}: added_tokens[{i}]: {content!r} is given twice (as "
+                f"added_tokens[{contents.index(content)}])"
+            )
     specials = _added_ids(contents, raw_vocab)
     notes += (found_alike_note(name, parts.added, specials),)
     vocab: dict[int, bytes] = {}
