@@ -233,7 +233,7 @@ class TokenTextEdit(KeptTextEdit):
         first, last = spans.from_utf16(start16), spans.from_utf16(end16)
         lo, end = spans.index_range(first, last)
         starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
-        ranges = []
+        ranges: list[tuple[int, int, QTextCharFormat]] = []
         shades = self._split_shades(spans)
         i = lo
         # subtle: the cap counts blocks painted, not tokens: Chinese under GPT-2 is two or
