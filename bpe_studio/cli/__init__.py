@@ -121,13 +121,14 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         _note_many_workers(getattr(args, "workers", None))
     from ..core.corpus.counting import TrainingCancelled
     from .output import EXIT_ERROR, CliError, fail, in_cli_words, os_error_line, out_of_memory
-    from .parser import late_hint
+    from .parser import late_hint, refuse_empty_special_token
 
     def refused(message: str, code: int = EXIT_ERROR) -> int:
         # An option written after "--" was read as a file: say so with the error it gave.
         return fail(message + late_hint(parser, argv), code)
 
     try:
+        refuse_empty_special_token(args)
         if args.command == "train":
             from .train import cmd_train
 

@@ -95,6 +95,23 @@ def typed_text(text: str) -> str:
         return text
 
 
+def refuse_empty_special_token(args: argparse.Namespace) -> None:
+    """An empty ``--special-token`` is one line naming the option, exit 2, in every command:
+    only ``train`` said so; ``encode``, ``decode``, ``convert`` and ``inspect`` gave the
+    core's "a special token must not be empty", exit 1, naming neither the option nor what
+    to write instead (an unset shell variable is the usual cause)."""
+    if "" not in (getattr(args, "special_token", None) or ()):
+        return
+    from .output import EXIT_USAGE, CliError
+
+    instead = (
+        "for no special token use --no-special-tokens"
+        if hasattr(args, "no_special_tokens")
+        else "name a token of the vocabulary, or leave the option out"
+    )
+    raise CliError(f"--special-token '' is empty; {instead}", EXIT_USAGE)
+
+
 def _pattern(text: str) -> str:
     """A --pattern value: a name (any spelling the core knows, given back as the name) or a
     regex that compiles (``core.pretokenizer``'s rule)."""

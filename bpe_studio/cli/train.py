@@ -81,6 +81,7 @@ from .output import (
     out_of_memory,
     say,
 )
+from .parser import refuse_empty_special_token
 from .progress import ProgressBar
 from .termination import came
 
@@ -101,10 +102,7 @@ def special_tokens(args: argparse.Namespace) -> list[str]:
     """``--special-token`` values, else the default; none with ``--no-special-tokens``."""
     if args.no_special_tokens:
         return []
-    if "" in args.special_token:
-        raise CliError(
-            "--special-token '' is empty; for no special token use --no-special-tokens", EXIT_USAGE
-        )
+    refuse_empty_special_token(args)
     try:
         refuse_single_bytes(args.special_token)
     except ValueError as e:

@@ -131,6 +131,28 @@ def test_train_vocab_too_small_for_special_tokens(tmp_path, corpus):
     assert_one_line_error(result, "257", "258")
 
 
+@pytest.mark.parametrize(
+    ("command", "instead"),
+    [
+        (["train", "{corpus}", "--vocab-size", 300, "--out", "{out}"], "--no-special-tokens"),
+        (["encode", "{corpus}", "--tokenizer", "gpt2", "--out", "{out}"], "--no-special-tokens"),
+        (["decode", "{ids}", "--tokenizer", "gpt2", "--out", "{out}"], "leave the option out"),
+        (["convert", "gpt2", "--to", "hf", "--out", "{out}"], "leave the option out"),
+        (["inspect", "gpt2"], "leave the option out"),
+    ],
+)
+def test_an_empty_special_token_is_named_in_every_command(tmp_path, corpus, command, instead):
+    # An unset shell variable (--special-token "$TOK"): encode, decode, convert and inspect
+    # said only "a special token must not be empty", exit 1, as train does not.
+    ids = tmp_path / "ids.npy"
+    np.save(ids, np.array([31373], dtype=np.uint16))
+    paths = {"{corpus}": corpus, "{out}": tmp_path / "out", "{ids}": ids}
+    result = cli(*[paths.get(a, a) for a in command], "--special-token", "")
+    assert result.returncode == 2, result.stderr
+    assert_one_line_error(result, "--special-token '' is empty", instead)
+    assert not (tmp_path / "out").exists()
+
+
 def _disk_full_under(folder, monkeypatch):
     """Writing any file under ``folder`` fails as on a full disk (the check of --out before
     training, which writes a probe file, still passes)."""
