@@ -855,3 +855,28 @@ def test_a_part_that_comes_after_its_cancel_is_no_longer_named(tables):
     assert lab.can_compute_again and lab.next_job() is None  # the usage is still given up
     assert lab.receive(usage_result(job.a.ref, *tables[GPT2], corpus_ref()))
     assert lab.problem is None and not lab.cancelled and not lab.can_compute_again
+
+
+def test_the_runs_corpus_of_records_is_read_with_the_field_the_run_trained_with(tmp_path):
+    """An audit: a run trained on records' "content" field, the lab on "The run's corpus"
+    read their "text" field (the lab's own, shown beside it): a corpus with no such field
+    failed, one with both counted text the run never saw."""
+    from bpe_studio.gui.model.corpus_source import corpus_source
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text(
+        '{"text": "abc abc", "content": "xyz xyz"}\n{"text": "abc", "content": "xyz"}\n',
+        encoding="utf-8",
+    )
+    hub = lab_model("run")
+    lab = hub.lab
+    hub.set_corpus(corpus_source([str(path)]))
+    settings = RunSettings(400, (EOT,), corpus=(str(path),), text_field="content")
+    hub.begin_run(settings, initial_vocab([EOT]))
+    lab.choose_corpus(LabCorpus(CorpusKind.RUN))
+    wanted = lab.wanted_corpus()
+    assert (wanted.paths, wanted.text_field) == ((str(path),), "content")
+    assert not lab.asks_text_field  # the lab's own field is not shown for it
+    # The same file chosen as the corpus opened, or as files, is read with the lab's field.
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(path),)))
+    assert lab.asks_text_field and lab.wanted_corpus().text_field == "text"

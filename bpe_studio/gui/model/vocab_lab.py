@@ -323,12 +323,22 @@ class VocabLab:
             return state.corpus_source
         return None
 
+    @property
+    def asks_text_field(self) -> bool:
+        """The lab's text field applies to the corpus chosen (shown, and used): records the
+        lab reads its own way, not the run's corpus, read with the field the run trained with."""
+        return self.corpus_holds_records and self.corpus.kind is not CorpusKind.RUN
+
     def wanted_corpus(self) -> CorpusRef | None:
         c = self.corpus
+        if c.kind is CorpusKind.RUN:
+            # The text the run trained on, as the in-sample curve reads it: the lab's own
+            # field ("text" unless typed) read another field of the records, or none.
+            return self.hub.state.run_corpus_ref
         # subtle: a field typed for records is kept (for the next records chosen) but not
         # given with plain text, which the core refuses it for: the field is hidden then.
-        field = self.text_field if self.corpus_holds_records else DEFAULT_TEXT_FIELD
-        if c.kind in (CorpusKind.RUN, CorpusKind.OPENED):
+        field = self.text_field if self.asks_text_field else DEFAULT_TEXT_FIELD
+        if c.kind is CorpusKind.OPENED:
             source = self.app_corpus
             if source is None:
                 return None

@@ -425,7 +425,7 @@ class VocabLabPage(QWidget):
         return split_sources(text) if ok else []
 
     def _show_text_field(self) -> None:
-        records = self.lab.corpus_holds_records  # the rule that gives the field to the job
+        records = self.lab.asks_text_field  # the rule that gives the field to the job
         self.text_field.setVisible(records)
         self.text_field_label.setVisible(records)
 
