@@ -1024,6 +1024,27 @@ def test_the_exported_charts_say_what_they_are_of(qtbot, window, lab, tmp_path):
     assert len(colours) > 2
 
 
+def test_a_loaded_tokenizers_charts_with_a_corpus_are_exported(qtbot, window, lab, tmp_path):
+    """An audit: with a loaded tokenizer (Load tokenizer…) examined as the run's and a
+    corpus's usage shown, Export PNG raised a TypeError (its title formatted the usage's
+    step, which a loaded tokenizer's result names as None) and wrote nothing."""
+    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    lines = (FIXTURES / "gpt2_merges.txt").read_text("utf-8").splitlines()
+    merges = sum(1 for line in lines if line and not line.startswith("#version"))
+    lab.picker.pick(RUN)
+    lab.choose_corpus(str(CORPUS))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.makeup is not None)
+    assert lab.export_png(tmp_path / "lab.png")
+    assert f"at step {merges:,} · corpus {CORPUS.name}" in lab.png_title()
+    assert "used at step" not in lab.png_title()
+    window.hub.select_step(100)  # the make-up follows; the corpus's use is of every merge
+    settled(qtbot, lab)
+    assert f"at step 100 · corpus {CORPUS.name} (used at step {merges:,})" in lab.png_title()
+    assert lab.export_png(tmp_path / "lab100.png")
+    assert not window.errors
+
+
 def test_the_exported_charts_carry_their_titles_whole(qtbot, window, lab, tmp_path):
     """A session audit: Export PNG grabbed the charts as on screen, so an exported title
     carried its cut ("Usage by rank of count: 31,478 of 31,999 u…"). On screen a cut title

@@ -827,7 +827,12 @@ class VocabLabPage(QWidget):
         usage = lab.usage
         if usage is not None:
             ref = usage.ref
-            at = f" (used at step {ref.merges:,})" if ref.is_run and ref.merges != shown[1] else ""
+            # A loaded tokenizer's ref names no step: its use is of all its merges (as the
+            # lists take it); formatting that None raised, and Export PNG failed.
+            counted = ref.merges if ref.merges is not None else makeup.table.merges
+            at = ""
+            if ref.is_run and shown[1] is not None and counted != shown[1]:
+                at = f" (used at step {counted:,})"
             parts.append(f"corpus {usage.corpus.label}{at}")
         if lab.overlap is not None:
             parts.append(f"against {lab.overlap.other.name}")
