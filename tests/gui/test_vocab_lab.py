@@ -1045,6 +1045,30 @@ def test_a_loaded_tokenizers_charts_with_a_corpus_are_exported(qtbot, window, la
     assert not window.errors
 
 
+def test_a_loaded_tokenizers_summary_says_the_step_its_corpus_use_is_of(
+    qtbot, window, lab, tmp_path
+):
+    """An audit: a loaded tokenizer scrubbed back to step 100, its summary CSV said the
+    make-up's step (100) and left the corpus's and the overlap's empty, as if their numbers
+    were of step 100 too; they are of all its merges."""
+    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    lines = (FIXTURES / "gpt2_merges.txt").read_text("utf-8").splitlines()
+    merges = sum(1 for line in lines if line and not line.startswith("#version"))
+    lab.picker.pick(RUN)
+    lab.choose_corpus(str(CORPUS))
+    lab.against.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.overlap is not None)
+    window.hub.select_step(100)
+    settled(qtbot, lab)
+    assert lab.export_summary_csv(tmp_path / "lab.csv")
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "lab.csv").read_text("utf-8"))))
+    values = {(r["section"], r["name"], r["measure"]): r["value"] for r in rows}
+    assert values["about", "tokenizer", "step"] == "100"
+    assert values["about", "corpus", "tokenizer_step"] == str(merges)
+    assert values["about", "against", "tokenizer_step"] == str(merges)
+
+
 def test_the_exported_charts_carry_their_titles_whole(qtbot, window, lab, tmp_path):
     """A session audit: Export PNG grabbed the charts as on screen, so an exported title
     carried its cut ("Usage by rank of count: 31,478 of 31,999 u…"). On screen a cut title

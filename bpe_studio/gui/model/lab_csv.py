@@ -21,8 +21,10 @@ import csv
 import io
 
 from ...core.explain.categories import CATEGORIES
+from ...core.explain.vocabulary import TokenTable
 from ...core.text.display import readable_token
 from .lab_lists import SPECIAL, TokenRows
+from .lab_records import TokenizerRef
 from .vocab_lab import VocabLab
 
 
@@ -43,10 +45,10 @@ def summary_csv(lab: VocabLab) -> str:
     if usage is not None:
         w.writerow(["about", "corpus", "name", usage.corpus.label])
         w.writerow(["about", "corpus", "files", " ".join(usage.usage.files)])
-        w.writerow(["about", "corpus", "tokenizer_step", _step(usage.ref.merges)])
+        w.writerow(["about", "corpus", "tokenizer_step", _step(usage.ref, makeup.table, step)])
     if overlap is not None:
         w.writerow(["about", "against", "name", overlap.other.label])
-        w.writerow(["about", "against", "tokenizer_step", _step(overlap.ref.merges)])
+        w.writerow(["about", "against", "tokenizer_step", _step(overlap.ref, makeup.table, step)])
     w.writerow(["makeup", "all", "tokens", m.tokens])
     w.writerow(["makeup", "special", "tokens", m.special_tokens])
     w.writerow(["makeup", "ordinary", "tokens", m.ordinary_tokens])
@@ -93,8 +95,13 @@ def summary_csv(lab: VocabLab) -> str:
     return out.getvalue()
 
 
-def _step(merges: int | None) -> str | int:
-    return "" if merges is None else merges
+def _step(ref: TokenizerRef, table: TokenTable, shown: int | None) -> str | int:
+    """The step a result was worked out for: its ref's, else (a loaded tokenizer, whose ref
+    names none) all the merges of its table, when the make-up shown has steps at all. An
+    empty cell there read as if the corpus's numbers were of the make-up's step."""
+    if ref.merges is not None:
+        return ref.merges
+    return "" if shown is None else table.merges
 
 
 def tokens_csv(listed: TokenRows) -> str:
