@@ -508,11 +508,15 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
 
 def _overlap_lines(shares: Overlap, notes: tuple[str, ...] = ()) -> list[str]:
     t = shares.total
+    this, other = shares.this, shares.other
+    if this == other:
+        # One name twice ("only in gpt2: 0; only in gpt2: 0") does not say which is which.
+        this, other = f"{this} (SRC)", f"{other} (--against)"
     lines = [
         f"Against {shares.other} (ordinary tokens compared by their bytes):",
         *[f"  note: {note}" for note in notes],
-        f"  shared {t.shared:,}; only in {shares.this}: {t.only_this:,}; "
-        f"only in {shares.other}: {t.only_other:,}",
+        f"  shared {t.shared:,}; only in {this}: {t.only_this:,}; "
+        f"only in {other}: {t.only_other:,}",
         f"  {'category':<28} {'shared':>9} {'only this':>10} {'only other':>11}",
     ]
     for name, s in shares.categories.items():

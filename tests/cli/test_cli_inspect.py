@@ -83,6 +83,14 @@ def test_json_against_tiktoken(tmp_path, corpus_text):
     assert sum(v["shared"] for v in a["categories"].values()) == a["shared"]
 
 
+def test_a_tokenizer_against_itself_names_each_side(tmp_path):
+    """An audit: ``inspect gpt2 --against gpt2`` said "only in gpt2: 0; only in gpt2: 0"."""
+    result = cli(tmp_path, "inspect", "gpt2", "--against", "gpt2")
+    ok(result)
+    # GPT-2 holds 50,256 distinct ordinary byte strings (its 50,257 entries but one special).
+    assert "shared 50,256; only in gpt2 (SRC): 0; only in gpt2 (--against): 0" in result.stdout
+
+
 def test_readable_summary(tmp_path, corpus_text):
     corpus = write_text(tmp_path / "corpus.txt", corpus_text)
     result = cli(tmp_path, "inspect", "gpt2", "--corpus", corpus, "--against", "cl100k_base")
