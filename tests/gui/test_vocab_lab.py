@@ -1024,16 +1024,22 @@ def test_the_exported_charts_say_what_they_are_of(qtbot, window, lab, tmp_path):
     assert len(colours) > 2
 
 
+def _gpt2_loaded_with_corpus(qtbot, window, lab) -> int:
+    """GPT-2's files loaded (Load tokenizer…), examined as the run's with ``CORPUS`` chosen;
+    how many merges its merges file lists."""
+    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    lines = (FIXTURES / "gpt2_merges.txt").read_text("utf-8").splitlines()
+    lab.picker.pick(RUN)
+    lab.choose_corpus(str(CORPUS))
+    return sum(1 for line in lines if line and not line.startswith("#version"))
+
+
 def test_a_loaded_tokenizers_charts_with_a_corpus_are_exported(qtbot, window, lab, tmp_path):
     """An audit: with a loaded tokenizer (Load tokenizer…) examined as the run's and a
     corpus's usage shown, Export PNG raised a TypeError (its title formatted the usage's
     step, which a loaded tokenizer's result names as None) and wrote nothing."""
-    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
-        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
-    lines = (FIXTURES / "gpt2_merges.txt").read_text("utf-8").splitlines()
-    merges = sum(1 for line in lines if line and not line.startswith("#version"))
-    lab.picker.pick(RUN)
-    lab.choose_corpus(str(CORPUS))
+    merges = _gpt2_loaded_with_corpus(qtbot, window, lab)
     settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.makeup is not None)
     assert lab.export_png(tmp_path / "lab.png")
     assert f"at step {merges:,} · corpus {CORPUS.name}" in lab.png_title()
@@ -1051,12 +1057,7 @@ def test_a_loaded_tokenizers_summary_says_the_step_its_corpus_use_is_of(
     """An audit: a loaded tokenizer scrubbed back to step 100, its summary CSV said the
     make-up's step (100) and left the corpus's and the overlap's empty, as if their numbers
     were of step 100 too; they are of all its merges."""
-    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
-        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
-    lines = (FIXTURES / "gpt2_merges.txt").read_text("utf-8").splitlines()
-    merges = sum(1 for line in lines if line and not line.startswith("#version"))
-    lab.picker.pick(RUN)
-    lab.choose_corpus(str(CORPUS))
+    merges = _gpt2_loaded_with_corpus(qtbot, window, lab)
     lab.against.pick(preset_key("gpt2"))
     settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.overlap is not None)
     window.hub.select_step(100)
