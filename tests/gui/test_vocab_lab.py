@@ -1208,3 +1208,41 @@ def test_the_overlap_legend_stays_inside_its_view_box_in_a_1024_window(qtbot, wi
     assert words[0].startswith("only GPT-4") and words[2].startswith("only GPT-4o"), words
     tip = charts.widgets[charts._plots.index(charts.overlap_plot)].toolTip()
     assert "GPT-4 (cl100k_base)" in tip and "GPT-4o (o200k_base)" in tip, tip
+
+
+def test_the_opened_corpus_of_records_is_read_with_the_train_pages_text_field(
+    qtbot, window, lab, tmp_path
+):
+    """An audit: a .jsonl whose records keep their text under "body", opened on the Train
+    page with Text field "body": the lab's "The opened corpus" read the records' "text" field
+    (its own box's default) instead of what training would read; and a field changed on the
+    Train page after the lab computed left the lab's figures standing."""
+    bodies = ["Once upon a time there was a cat.", "The cat sat on a mat, and slept."]
+    titles = ["A cat", "The mat"]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        "".join(
+            json.dumps({"text": title, "body": body}) + "\n" for title, body in zip(titles, bodies)
+        ),
+        encoding="utf-8",
+    )
+    gpt2 = Tokenizer.preset("gpt2")
+    lab.picker.pick(preset_key("gpt2"))
+    assert window.open_corpus(rows)
+    window.panel.text_field_edit.setText("body")
+    lab.choose_corpus("opened")
+    assert not lab.text_field.isVisible()  # the Train page's field is the one read
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+    assert lab.lab.problem is None and window.errors == []
+    assert lab.lab.usage.corpus.text_field == "body"
+    assert lab.lab.usage.usage.tokens == sum(len(gpt2.encode(t)) for t in bodies)
+    expected = np.bincount(
+        [i for t in bodies for i in gpt2.encode(t)], minlength=len(lab.lab.usage.usage.counts)
+    )
+    assert np.array_equal(lab.lab.usage.usage.counts, expected)
+    # The field changed on the Train page: the figures of "body" go, and "text"'s come.
+    window.panel.text_field_edit.setText("text")
+    assert lab.lab.usage is None
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+    assert lab.lab.usage.corpus.text_field == "text"
+    assert lab.lab.usage.usage.tokens == sum(len(gpt2.encode(t)) for t in titles)

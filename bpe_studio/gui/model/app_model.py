@@ -30,6 +30,7 @@ from pathlib import Path
 from psygnal import Signal
 
 from ...core import MergeStep
+from ...core.corpus.records import DEFAULT_TEXT_FIELD
 from ...core.train.pair_history import PairHistory
 from .corpus_source import CorpusSource
 from .curves import DEFAULT_HELDOUT
@@ -107,6 +108,17 @@ class AppModel:
         self.corpus_changed.emit()
         self.updated.emit()
 
+    def set_text_field(self, field: str) -> None:
+        """The records' text field the Train page names (blank: the default). The corpus
+        opened reads as another one when it holds records: every view reading it hears so."""
+        field = field.strip() or DEFAULT_TEXT_FIELD
+        if field == self.state.text_field:
+            return
+        self.state.text_field = field
+        source = self.state.corpus_source
+        if source is not None and source.records:
+            self.corpus_changed.emit()
+
     # ------------------------------------------------------------- a run
     def _start_over(self) -> RunState:
         """Empty the state of its run, in place (a view or a test holding ``state`` sees the
@@ -118,6 +130,7 @@ class AppModel:
         fresh = RunState(
             corpus=s.corpus,
             corpus_source=s.corpus_source,
+            text_field=s.text_field,
             picked=s.picked,
             replaying=s.replaying,  # a replay under way hears of the reset and ends it
             run_id=next(self._run_ids),
@@ -251,10 +264,11 @@ class AppModel:
     def restore(self, state: RunState) -> None:
         """Show an earlier state again (the run on screen before a Train that failed before
         its first merge; it keeps its run id, so its editor points come back too); the
-        picked tokenizer and the corpus opened stay as they are now, and the run keeps the
-        corpus it trained on (``run_corpus``: its in-sample curve measures that one)."""
+        picked tokenizer and the corpus opened (with the Train page's text field) stay as they
+        are now, and the run keeps the corpus it trained on (``run_corpus``: its in-sample
+        curve measures that one)."""
         state.picked, state.corpus = self.state.picked, self.state.corpus
-        state.corpus_source = self.state.corpus_source
+        state.corpus_source, state.text_field = self.state.corpus_source, self.state.text_field
         state.replaying, state.replay_paused = self.state.replaying, self.state.replay_paused
         state.selected_token = state.selected_in = None  # the views forget it on reset
         old, self.state = self.state, state

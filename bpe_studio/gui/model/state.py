@@ -174,6 +174,10 @@ class RunState:
     # corpus of several, compressed or remote files or records (``corpus_source``).
     corpus: Path | None = None
     corpus_source: CorpusSource | None = None  # the corpus opened: the next Train trains on it
+    # The records' text field the Train page names (``TrainingPanel.text_field_edit``): the
+    # next Train reads the records of the corpus opened by it, and so does every view that
+    # reads that corpus (``corpus_ref``); unused for plain text.
+    text_field: str = DEFAULT_TEXT_FIELD
     # The corpus the run on screen trained on, set by Train and kept with its run: the corpus
     # opened since (without training) is not the one its tokenizer learned from. None with no
     # run trained (none yet, discarded, a loaded tokenizer): no view calls the corpus opened
@@ -241,17 +245,21 @@ class RunState:
 
     @property
     def corpus_ref(self) -> CorpusRef | None:
-        """The corpus opened as its samples are read (the Report's row): its paths, and the
-        text field the run trained with on it (else the default)."""
-        return self._ref(self.corpus_source)
+        """The corpus opened as the next Train reads it (the Report's row, the Vocabulary
+        lab's "The opened corpus"): its paths, and of records the Train page's text field."""
+        source = self.corpus_source
+        if source is None:
+            return None
+        # subtle: plain text is given the default, which the core alone accepts for it.
+        field = self.text_field if source.records else DEFAULT_TEXT_FIELD
+        return CorpusRef(source.paths, field, source.name, source.read_as)
 
     @property
     def run_corpus_ref(self) -> CorpusRef | None:
-        """The run's corpus (``run_corpus``) as its samples are read (the in-sample curve,
-        the Vocabulary lab's "The run's corpus"); None with no run trained."""
-        return self._ref(self.run_corpus)
-
-    def _ref(self, source: CorpusSource | None) -> CorpusRef | None:
+        """The run's corpus (``run_corpus``) as the run read it (the in-sample curve, the
+        Vocabulary lab's "The run's corpus"): with the text field it trained with; None with
+        no run trained."""
+        source = self.run_corpus
         if source is None:
             return None
         s = self.settings

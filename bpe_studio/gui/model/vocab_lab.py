@@ -325,9 +325,10 @@ class VocabLab:
 
     @property
     def asks_text_field(self) -> bool:
-        """The lab's text field applies to the corpus chosen (shown, and used): records the
-        lab reads its own way, not the run's corpus, read with the field the run trained with."""
-        return self.corpus_holds_records and self.corpus.kind is not CorpusKind.RUN
+        """The lab's text field applies to the corpus chosen (shown, and used): files of
+        records the lab reads its own way; not the run's corpus, read with the field the run
+        trained with, nor the one opened, read with the Train page's (as the next Train)."""
+        return self.corpus.holds_records
 
     def wanted_corpus(self) -> CorpusRef | None:
         c = self.corpus
@@ -335,16 +336,15 @@ class VocabLab:
             # The text the run trained on, as the in-sample curve reads it: the lab's own
             # field ("text" unless typed) read another field of the records, or none.
             return self.hub.state.run_corpus_ref
+        if c.kind is CorpusKind.OPENED:
+            # What the next Train reads: a field typed here read other documents than the
+            # Train page's field names (the records' "text" where they keep it in "body").
+            return self.hub.state.corpus_ref
+        if c.kind is CorpusKind.NONE or not c.paths:
+            return None
         # subtle: a field typed for records is kept (for the next records chosen) but not
         # given with plain text, which the core refuses it for: the field is hidden then.
         field = self.text_field if self.asks_text_field else DEFAULT_TEXT_FIELD
-        if c.kind is CorpusKind.OPENED:
-            source = self.app_corpus
-            if source is None:
-                return None
-            return CorpusRef(source.paths, field, source.name, source.read_as)
-        if c.kind is CorpusKind.NONE or not c.paths:
-            return None
         return CorpusRef(c.paths, field, c.label, c.read_as)
 
     @property

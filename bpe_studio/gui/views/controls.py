@@ -368,6 +368,10 @@ class TrainingPanel(QWidget):
     def bind(self, hub: AppModel) -> None:
         """Show ``hub.state``: corpus, buttons, progress and status follow it."""
         self._hub = hub
+        # The field as typed is the model's, so every view reads the corpus opened as the
+        # next Train will (the Vocabulary lab's "The opened corpus", the Report).
+        hub.set_text_field(self.text_field_edit.text())
+        self.text_field_edit.textChanged.connect(hub.set_text_field)
         hub.corpus_changed.connect(self._show_corpus)
         hub.reset.connect(self._on_reset)
         hub.updated.connect(self._show_run)

@@ -449,11 +449,19 @@ class VocabLabPage(QWidget):
         else:
             text = "The run's corpus (none: no run trained)"
         self.corpus_box.setItemText(_RUN_ROW, text)
-        other = opened is not None and (
-            run is None or (run.paths, run.read_as) != (opened.paths, opened.read_as)
+        # Read as the next Train reads it: the run's records read with another text field
+        # (the Train page's, changed since) are another corpus too.
+        run_ref, opened_ref = state.run_corpus_ref, state.corpus_ref
+        other = opened_ref is not None and (
+            run_ref is None
+            or (run_ref.paths, run_ref.records, run_ref.text_field)
+            != (opened_ref.paths, opened_ref.records, opened_ref.text_field)
         )
-        if opened is not None:
-            self.corpus_box.setItemText(_OPENED_ROW, f"The opened corpus ({opened.name})")
+        if opened is not None and opened_ref is not None:
+            named = opened.name
+            if opened.records:
+                named += f", text field {opened_ref.text_field!r}"
+            self.corpus_box.setItemText(_OPENED_ROW, f"The opened corpus ({named})")
         model = self.corpus_box.model()
         assert isinstance(model, QStandardItemModel)
         # Shown disabled rather than hidden: the menu keeps its place, and says why.
