@@ -3,9 +3,9 @@
 What it does: :func:`run_tokenizer_at` captures, on the GUI thread and cheaply (references,
 no copies), how to build the tokenizer of the run on screen after its first ``k`` merges: the
 bytes and special tokens, the first ``k`` merges of the record, the run's pattern; a loaded
-tokenizer's is its own, cut to ``k`` merges. The build itself (the vocabulary, the merges and
-the ``Tokenizer``: 50 ms for 9,000 merges) runs where the returned function is called, in a
-background job. :func:`run_data_at` gives the same as the files Save writes.
+tokenizer's is its own, cut to ``k`` merges. The build itself runs where the returned function
+is called, in a background job: the run's tokenizer is built once and each step cut from it
+(``run_steps``). :func:`run_data_at` gives the same as the files Save writes.
 :func:`run_name` is what the pages' columns, legends and exported files call it.
 
 subtle: the builder reads the record after it was captured, in another thread. That is safe
@@ -23,6 +23,7 @@ from ...core import Tokenizer
 from ...core.formats.base.data import TokenizerData
 from ...core.train.vocab import BYTE_TOKENS
 from .file_names import tokenizer_name
+from .run_steps import StepBuild
 from .state import Phase, RunState
 from .tokenizer_source import TokenizerSource
 
@@ -97,18 +98,11 @@ def run_tokenizer_at(state: RunState, k: int) -> Callable[[], Tokenizer]:
     if loaded is not None:
         full = loaded.tokenizer
         return lambda: full.truncated(k) if 0 <= k < len(full.merges) else full
-    record, base = state.record, state.base_vocab
-    specials = list(state.special_tokens)
+    record = state.record
     pattern = state.settings.pattern if state.settings is not None else "gpt2"
     n = max(0, min(k, len(record)))
-
-    def build() -> Tokenizer:
-        rows = record[:n]
-        vocab = dict(base)
-        vocab.update((s.new_id, s.left + s.right) for s in rows)
-        return Tokenizer(vocab, [(s.left, s.right) for s in rows], specials, pattern)
-
-    return build
+    # Cut from the run's tokenizer built once (run_steps): a replay asks for every step.
+    return StepBuild(state.steps, record, state.base_vocab, state.special_tokens, pattern, n)
 
 
 def run_data_at(state: RunState, k: int) -> TokenizerData:

@@ -28,6 +28,7 @@ from ...core.train.vocab import check_vocab_size, merge_budget
 from .corpus_source import CorpusSource
 from .errors import describe_error
 from .lab_records import CorpusRef
+from .run_steps import RunSteps
 from .tokenizer_source import TokenizerSource
 
 
@@ -231,6 +232,9 @@ class RunState:
     # How many of the run's merges a Save has written to files (a loaded tokenizer: all of
     # them, it came from files); the rest would be lost (``saving.unsaved_merges``).
     saved_merges: int = 0
+    # The run's tokenizer, built once from the record, and each step cut from it (the
+    # views' builds of a step, ``run_tokenizer_at``): a new one with each run.
+    steps: RunSteps = field(default_factory=RunSteps, repr=False, compare=False)
 
     # ------------------------------------------------------------ derived
     @property

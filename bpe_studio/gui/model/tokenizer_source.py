@@ -18,6 +18,7 @@ from cachetools import LRUCache
 from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.spans_at_step import MergeIds
+from .run_steps import StepBuild
 
 TRUNCATED_KEPT = 4  # each is about a tokenizer's rank table
 
@@ -60,6 +61,8 @@ class TokenizerSource:
         # The merges as ids (core.explain.spans_at_step.MergeIds), once asked for; None
         # inside: not plain steps.
         self._merge_ids: tuple[MergeIds | None] | None = None
+        # How to get them other than ``MergeIds.of`` (a run's step, ``run_steps``), or None.
+        self._merge_ids_of: Callable[[], MergeIds | None] | None = None
 
     @classmethod
     def deferred(
@@ -75,6 +78,8 @@ class TokenizerSource:
         ``merge_count`` steps stay those of this run)."""
         source = cls(label, vocab={}, run_id=run_id)
         source._make, source._merge_count = make, merge_count
+        if isinstance(make, StepBuild):  # a run's step: its merges as ids are cut too
+            source._merge_ids_of = make.merge_ids
         return source
 
     @property
@@ -132,7 +137,12 @@ class TokenizerSource:
             if self._merge_ids is None:
                 tok = self._get()
                 # A foreign tokenizer has no merges to step: its spans are always encoded.
-                plain = None if isinstance(tok, ForeignTokenizer) else MergeIds.of(tok)
+                if isinstance(tok, ForeignTokenizer):
+                    plain = None
+                elif self._merge_ids_of is not None:
+                    plain = self._merge_ids_of()
+                else:
+                    plain = MergeIds.of(tok)
                 self._merge_ids = (plain,)
             return self._merge_ids[0]
 
