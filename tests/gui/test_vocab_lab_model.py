@@ -880,3 +880,32 @@ def test_the_runs_corpus_of_records_is_read_with_the_field_the_run_trained_with(
     # The same file chosen as the corpus opened, or as files, is read with the lab's field.
     lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(path),)))
     assert lab.asks_text_field and lab.wanted_corpus().text_field == "text"
+
+
+def test_a_paused_runs_tokenizer_rebuilt_at_each_step_is_no_news_to_the_lab(run):
+    """The X display: a paused run replayed with the lab on its tokenizer, the lab said
+    "There is no run's tokenizer yet" until the replay ended. The controller shows the run's
+    tokenizer rebuilt at every step moved to while paused; each was a tokenizer_changed the
+    lab took for a new choice (wanted_changed), and the view's wait before it computes began
+    again every frame, so no job ever started."""
+    from bpe_studio.gui.model.run_tokenizer import paused_label
+    from bpe_studio.gui.model.tokenizer_source import TokenizerSource
+
+    hub = trained(run, finish=False)
+    hub.set_paused(True)
+    lab, made = hub.lab, hub.state.published
+    asked: list[None] = []
+    lab.wanted_changed.connect(lambda: asked.append(None))
+    wanted = lab.next_job()
+    assert wanted is not None and wanted.a.ref.merges == made > 100
+    for k in (10, 11, 12, 100):
+        hub.select_step(k)
+        source = TokenizerSource.deferred(
+            paused_label(k, made), run_tokenizer_at(hub.state, k), k, hub.state.run_id
+        )
+        hub.show_tokenizer(source)
+    assert asked == []
+    assert lab.next_job().a.ref == wanted.a.ref  # the run's at all its merges, as before
+    # A run's tokenizer that goes (a failed run's, a discard) is news.
+    hub.discard_run()
+    assert asked and lab.next_job() is None and lab.missing is not None

@@ -162,7 +162,8 @@ class VocabLab:
         self._gave_up: set[tuple] = set()  # parts failed or cancelled: not computed again
         self._cancelled_job: LabJob | None = None  # what the last Cancel gave up
         hub.reset.connect(self._on_run_changed)
-        hub.tokenizer_changed.connect(self._on_run_changed)
+        self._had_run = self.has_run  # as of the last tokenizer_changed
+        hub.tokenizer_changed.connect(self._on_tokenizer_changed)
         hub.phase_changed.connect(self._on_run_changed)
         hub.corpus_changed.connect(self._on_run_changed)
         hub.merges_added.connect(self._on_merges_added)
@@ -234,6 +235,16 @@ class VocabLab:
     def _on_run_changed(self, *args: object) -> None:
         self._prune()
         self.wanted_changed.emit()
+
+    def _on_tokenizer_changed(self) -> None:
+        """The editor's tokenizer changed: news to the lab only when the run's tokenizer came
+        or went. subtle: the lab examines the run at its merges published (``_ref``), not the
+        editor's source of it, which a paused run gets anew at every step moved to (the
+        controller's rebuild): taken for a new choice at each frame of a replay, it began the
+        view's wait before computing again and again, and no job started until the end."""
+        had, self._had_run = self._had_run, self.has_run
+        if had != self._had_run:
+            self._on_run_changed()
 
     def _on_merges_added(self, first: int, last: int) -> None:
         if self.examines_run:
