@@ -731,3 +731,40 @@ def test_grabbing_the_labs_step_slider_while_the_replay_plays_holds_the_step_the
     assert not bar.replay.running and state.replay_paused and not state.live
     assert state.step == grabbed == slider.value() == bar.slider.value()
     qtbot.mouseRelease(slider, Qt.MouseButton.LeftButton, pos=handle.center())
+
+
+def test_compare_and_the_report_follow_a_paused_runs_replay(qtbot, window):
+    """Seen on the X display: a run paused, Compare (and the Report) on the run's tokenizer,
+    Replay: the pages stayed blank ("The chart appears once the samples are encoded") until
+    the replay ended. While paused, the run's tokenizer is rebuilt at every step moved to,
+    and each rebuild asked the page again after its debounce, which the next frame's began
+    again: nothing was computed. A rebuild of the run now counts as a step moved to."""
+    import re
+
+    paused_in_window(qtbot, window, CORPUS, VOCAB, 399)
+    hub, compare = window.hub, window.compare
+    qtbot.waitUntil(lambda: hub.state.published == 400, timeout=30_000)
+    window.tabs.setCurrentWidget(compare)
+    compare.choices[0].pick(RUN)
+    text = compare.text()
+    seen: set[int] = set()
+
+    def a_step_during_the_replay() -> bool:
+        shown = compare.comparison
+        if shown is None or not hub.state.replaying:
+            return False
+        found = re.search(r"\(step ([\d,]+)\)", shown.a.label)
+        k = int(found.group(1).replace(",", "")) if found else None
+        if k is not None and 0 < k < 400:
+            st = hub.state
+            reference = Tokenizer(st.vocab_at(k), st.merges_at(k), list(st.special_tokens))
+            assert [int(i) for i in shown.a.spans.ids] == reference.encode(text), k
+            seen.add(k)
+        return len(seen) >= 2
+
+    window.timeline.replay.start(Pace(per_second=40))  # a step each frame, for 10 s
+    qtbot.waitUntil(a_step_during_the_replay, timeout=20_000)
+    window.tabs.setCurrentWidget(window.report)
+    report = window.report
+    qtbot.waitUntil(lambda: report.report is not None and hub.state.replaying, timeout=20_000)
+    window.timeline.replay.skip()

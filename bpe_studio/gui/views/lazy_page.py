@@ -10,9 +10,10 @@ dialog (``_announce``, :meth:`LazyPage._on_failed`); a failure of a pane the use
 A page showing the run's tokenizer follows the timeline's step (the picker cuts the run to
 it): each move of the step asks again after the debounce, without making the job under way
 stale (``LatestJob``'s throttle), so a drag or a replay shows the newest step that could be
-finished, one after another. While the run trains the model's ``tokenizer_changed`` says
-when (the controller paces it). A result computed with the run's tokenizer is forgotten
-once the run is gone (``_forget_result``). A page remembers the version of each tokenizer
+finished, one after another. While the run trains or pauses the model's
+``tokenizer_changed`` says when (the controller paces it), and is taken as such a step. A
+result computed with the run's tokenizer is forgotten once the run is gone
+(``_forget_result``). A page remembers the version of each tokenizer
 file its result was computed with (``file_versions``): a file loaded again in any picker
 (the model's ``file_read_again``), or changed on disk by the time the page is shown, makes
 it compute again, so that no page shows an old file's numbers under the name the new one has.
@@ -67,6 +68,7 @@ class LazyPage(QWidget):
         # The timeline's step moved: asked after the debounce, but not put off by each next
         # step (a replay moves it every frame), and letting the job under way finish.
         self._step_timer = single_shot(self, DEBOUNCE_MS, self._submit_step)
+        self._run_id: int | None = None  # the run of the last tokenizer_changed heard
 
     @Slot()
     def request(self) -> None:
@@ -197,11 +199,20 @@ class LazyPage(QWidget):
     @Slot()
     def _on_run_tokenizer_changed(self) -> None:
         if any(choice.uses_run for choice in self.choices):
-            if self.hub.state.shown is None:
+            state = self.hub.state
+            run, self._run_id = self._run_id, state.run_id
+            if state.shown is None:
                 # The run is gone (discarded, or a new one not yet merged): what was computed
                 # with it is shown and exported no more (an audit: a discarded run's column
                 # stayed in the Report, and in its CSV).
                 self._forget_result()
+            elif state.phase.training and state.run_id == run:
+                # subtle: the run's tokenizer rebuilt at the step shown (the controller's,
+                # while the run trains or pauses) is a step moved to: a paused run's replay
+                # makes one every frame, and each put the debounce off again, so nothing was
+                # computed until the replay ended.
+                self._step_moved()
+                return
             self.request()
 
     def _on_step(self, step: int) -> None:
@@ -210,6 +221,9 @@ class LazyPage(QWidget):
         the run's tokenizer at the step, paced)."""
         if self.hub.state.phase.training or not any(c.uses_run for c in self.choices):
             return
+        self._step_moved()
+
+    def _step_moved(self) -> None:
         self._dirty = True
         if self.isVisible() and not self._step_timer.isActive():
             self._step_timer.start()
