@@ -1246,3 +1246,22 @@ def test_the_opened_corpus_of_records_is_read_with_the_train_pages_text_field(
     settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
     assert lab.lab.usage.corpus.text_field == "text"
     assert lab.lab.usage.usage.tokens == sum(len(gpt2.encode(t)) for t in titles)
+
+
+def test_the_run_trained_while_the_lab_was_hidden_is_not_said_missing_when_shown(
+    qtbot, window, lab
+):
+    """The X display: the lab on the run's tokenizer before any run said "There is no run's
+    tokenizer yet"; a run trained (and paused) while another tab was shown, the lab shown
+    again still said so until its job started: its lines are drawn for what is wanted now."""
+    from bpe_studio.gui.model.vocab_lab import NO_RUN
+
+    lab.picker.pick(RUN)
+    qtbot.waitUntil(lambda: lab.makeup_line.text() == NO_RUN, timeout=10_000)
+    window.tabs.setCurrentIndex(0)
+    paused_in_window(qtbot, window, CORPUS, 600, 199)
+    qtbot.waitUntil(lambda: window.hub.state.published == 200, timeout=30_000)
+    window.tabs.setCurrentWidget(lab)
+    assert lab.makeup_line.text() != NO_RUN
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    assert "step 200" in lab.makeup_line.text()

@@ -321,6 +321,10 @@ class VocabLabPage(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
+        # What changed while hidden (a run trained) is drawn now, not once a job starts: the
+        # lines said "There is no run's tokenizer yet" over a run paused at 9,000 merges.
+        self._show_results()
+        self._show_progress()
         self.request()
         self._show_step_row()
 
