@@ -154,3 +154,38 @@ def test_with_a_loaded_tokenizer_or_no_run_no_corpus_is_the_runs(qtbot, window, 
     train_in_window(qtbot, window, german, 300)
     assert lab_menu(lab) == [("(no corpus)", True), (f"The run's corpus ({german.name})", True)]
     assert box.currentIndex() == 1 and lab.lab.wanted_corpus().paths == (os.fspath(german),)
+
+
+def test_the_runs_records_read_with_another_text_field_are_the_opened_corpus_apart(
+    qtbot, window, tmp_path
+):
+    """A run trained on records' "body"; the Train page's Text field changed to "title"
+    since: the corpus opened is read otherwise than the run's (the next Train reads the
+    titles), so it is listed apart, its field named, and each entry reads its own field."""
+    import json
+
+    rows = tmp_path / "rows.jsonl"
+    text = TINY.read_text(encoding="utf-8")[:20_000]
+    rows.write_text(
+        "".join(
+            json.dumps({"title": f"Story {i}", "body": t}) + "\n"
+            for i, t in enumerate(text.split("\n\n"))
+        ),
+        encoding="utf-8",
+    )
+    assert window.open_corpus(rows)
+    window.panel.text_field_edit.setText("body")
+    train_in_window(qtbot, window, rows, 300)
+    lab = window.lab
+    window.tabs.setCurrentWidget(lab)
+    box, view = lab.corpus_box, lab.corpus_box.view()
+    assert view.isRowHidden(2)  # the same records, the same field: one entry
+    window.panel.text_field_edit.setText("title")
+    assert not view.isRowHidden(2)
+    assert box.itemText(2) == "The opened corpus (rows.jsonl, text field 'title')"
+    lab.choose_corpus("run")
+    assert lab.lab.wanted_corpus().text_field == "body"
+    lab.choose_corpus("opened")
+    assert lab.lab.wanted_corpus().text_field == "title"
+    window.panel.text_field_edit.setText("body")  # the run's again: listed once, chosen
+    assert view.isRowHidden(2) and box.currentIndex() == 1
