@@ -156,6 +156,12 @@ def test_with_a_loaded_tokenizer_or_no_run_no_corpus_is_the_runs(qtbot, window, 
     assert box.currentIndex() == 1 and lab.lab.wanted_corpus().paths == (os.fspath(german),)
 
 
+def typed(window, field: str) -> None:
+    """``field`` typed in the Train page's Text field, and Enter."""
+    window.panel.text_field_edit.setText(field)
+    window.panel.text_field_edit.editingFinished.emit()
+
+
 def test_the_runs_records_read_with_another_text_field_are_the_opened_corpus_apart(
     qtbot, window, tmp_path
 ):
@@ -174,18 +180,18 @@ def test_the_runs_records_read_with_another_text_field_are_the_opened_corpus_apa
         encoding="utf-8",
     )
     assert window.open_corpus(rows)
-    window.panel.text_field_edit.setText("body")
+    typed(window, "body")
     train_in_window(qtbot, window, rows, 300)
     lab = window.lab
     window.tabs.setCurrentWidget(lab)
     box, view = lab.corpus_box, lab.corpus_box.view()
     assert view.isRowHidden(2)  # the same records, the same field: one entry
-    window.panel.text_field_edit.setText("title")
+    typed(window, "title")
     assert not view.isRowHidden(2)
     assert box.itemText(2) == "The opened corpus (rows.jsonl, text field 'title')"
     lab.choose_corpus("run")
     assert lab.lab.wanted_corpus().text_field == "body"
     lab.choose_corpus("opened")
     assert lab.lab.wanted_corpus().text_field == "title"
-    window.panel.text_field_edit.setText("body")  # the run's again: listed once, chosen
+    typed(window, "body")  # the run's again: listed once, chosen
     assert view.isRowHidden(2) and box.currentIndex() == 1

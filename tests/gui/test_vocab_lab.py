@@ -1229,8 +1229,13 @@ def test_the_opened_corpus_of_records_is_read_with_the_train_pages_text_field(
     gpt2 = Tokenizer.preset("gpt2")
     lab.picker.pick(preset_key("gpt2"))
     assert window.open_corpus(rows)
-    window.panel.text_field_edit.setText("body")
+    field = window.panel.text_field_edit
+    field.setText("b")  # on the way to "body": not read until typed
     lab.choose_corpus("opened")
+    assert lab.lab.wanted_corpus().text_field == "text"
+    field.setText("body")
+    field.editingFinished.emit()  # Enter, or the focus gone
+    assert lab.lab.wanted_corpus().text_field == "body"
     assert not lab.text_field.isVisible()  # the Train page's field is the one read
     settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
     assert lab.lab.problem is None and window.errors == []
@@ -1241,7 +1246,8 @@ def test_the_opened_corpus_of_records_is_read_with_the_train_pages_text_field(
     )
     assert np.array_equal(lab.lab.usage.usage.counts, expected)
     # The field changed on the Train page: the figures of "body" go, and "text"'s come.
-    window.panel.text_field_edit.setText("text")
+    field.setText("text")
+    field.editingFinished.emit()
     assert lab.lab.usage is None
     settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
     assert lab.lab.usage.corpus.text_field == "text"

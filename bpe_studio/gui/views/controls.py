@@ -368,10 +368,12 @@ class TrainingPanel(QWidget):
     def bind(self, hub: AppModel) -> None:
         """Show ``hub.state``: corpus, buttons, progress and status follow it."""
         self._hub = hub
-        # The field as typed is the model's, so every view reads the corpus opened as the
-        # next Train will (the Vocabulary lab's "The opened corpus", the Report).
+        # The field is the model's, so every view reads the corpus opened as the next Train
+        # will (the Vocabulary lab's "The opened corpus", the Report). subtle: once typed
+        # (Enter, or focus gone), not at each key: a lab shown read the records by "b",
+        # "bo"... on the way to "body", each a failure said in a dialog.
         hub.set_text_field(self.text_field_edit.text())
-        self.text_field_edit.textChanged.connect(hub.set_text_field)
+        self.text_field_edit.editingFinished.connect(self._text_field_typed)
         hub.corpus_changed.connect(self._show_corpus)
         hub.reset.connect(self._on_reset)
         hub.updated.connect(self._show_run)
@@ -381,6 +383,10 @@ class TrainingPanel(QWidget):
         self._on_reset()
         self._show_corpus()
         self._show_run()
+
+    @Slot()
+    def _text_field_typed(self) -> None:
+        self._bound_hub().set_text_field(self.text_field_edit.text())
 
     def _bound_hub(self) -> AppModel:
         """The hub shown; the slots that ask are connected by ``bind``, which sets it."""
