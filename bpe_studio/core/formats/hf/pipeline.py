@@ -117,8 +117,14 @@ class HfPipeline:
         """The first stretch of ``text``, normalized, that no pre-token holds (added tokens
         not looked for; a prefix space holds none of it), or None."""
         normalized = normalize(self.normalizers, text)
+        return unheld(normalized, self.held(normalized))
+
+    def held(self, normalized: str) -> list[tuple[int, int]]:
+        """The characters of ``normalized`` text each pre-token holds (start, end), in order:
+        what a step that removes text drops is in none (nor is a prefix space a character of
+        the text)."""
         pieces = apply_steps(self.steps, [(normalized, 0, 0)])
-        return unheld(normalized, ((s, s + len(p) - lead) for p, s, lead in pieces))
+        return [(s, s + len(p) - lead) for p, s, lead in pieces]
 
     def scanner(self) -> Scanner | None:
         """The compiled scanner that cuts normalized text as the steps do, or None: when
