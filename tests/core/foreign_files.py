@@ -160,15 +160,17 @@ def one_split(directory: Path, regex: str) -> Path:
     return _save(_byte_level(regex, directory, ignore_merges=False), directory)
 
 
-def removing_split(directory: Path, regex: str, *, invert: bool, use_regex: bool) -> Path:
+def removing_split(
+    directory: Path, regex: str, *, invert: bool, use_regex: bool, prefix_space: bool = False
+) -> Path:
     """GPT-2's fixture model behind a Split of ``regex`` that removes text (its matches;
-    ``invert``: all but them) then ByteLevel (with its regex or none): a byte-level file whose
-    pre-tokenizer drops text, which this project reads."""
+    ``invert``: all but them) then ByteLevel (with its regex or none, with a prefix space or
+    none): a byte-level file whose pre-tokenizer drops text, which this project reads."""
     tok = _byte_level(regex, directory, ignore_merges=False)
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [
             pre_tokenizers.Split(Regex(regex), behavior="removed", invert=invert),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=use_regex),
+            pre_tokenizers.ByteLevel(add_prefix_space=prefix_space, use_regex=use_regex),
         ]
     )
     return _save(tok, directory)

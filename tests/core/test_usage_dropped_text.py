@@ -32,6 +32,7 @@ DOCS = [
 DROPPED = {
     "letters only": [b"1999", b" the", b",", b"td"],
     "digits removed": [b"1999", b"000", b"789", b"td"],
+    "digits removed, prefix space": [b"1999", b"000", b"789", b"td"],
     "tokenizers runs it": [b" the", b" cat"],
 }
 FILES = {
@@ -39,6 +40,10 @@ FILES = {
     "letters only": lambda d: removing_split(d, r"\p{L}+", invert=True, use_regex=False),
     # Removes every run of digits.
     "digits removed": lambda d: removing_split(d, "[0-9]+", invert=False, use_regex=True),
+    # The same, each piece given a prefix space after (not text the corpus holds).
+    "digits removed, prefix space": lambda d: removing_split(
+        d, "[0-9]+", invert=False, use_regex=True, prefix_space=True
+    ),
     # BERT's pre-tokenizer before ByteLevel: tokenizers runs it; every space is dropped.
     "tokenizers runs it": lambda d: dropping_files(d)["byte-level"],
 }

@@ -328,15 +328,15 @@ def dropped_words(dropped: int, total: int) -> str:
     )
 
 
-def absent_words(usage: CorpusUsage) -> str:
-    """What every view calls where the ``absent`` tokens' bytes are not: the text, or, for a
-    tokenizer that drops text (``dropped`` not 0), the text kept: bytes met only in what it
-    drops, or across it, are in no text its model is given.
+def absent_words(usage: CorpusUsage | None) -> str:
+    """What every view calls where the ``absent`` tokens' bytes are not: the text (no usage
+    yet), or, for a tokenizer that drops text (``dropped`` not 0), the text kept: bytes met
+    only in what it drops, or across it, are in no text its model is given.
 
     >>> absent_words(CorpusUsage((), 9, 2, np.zeros(1), (), (), (), 0.0, dropped=4))
     'not in the text kept'
     """
-    return "not in the text" if usage.dropped == 0 else "not in the text kept"
+    return "not in the text" if usage is None or usage.dropped == 0 else "not in the text kept"
 
 
 # What every view says after naming a pre-tokenizer whose dropped text is not counted

@@ -94,7 +94,7 @@ def shows(lab: VocabLab) -> list[Show]:
 def show_label(show: Show, lab: VocabLab) -> str:
     a = lab.makeup.ref.label if lab.makeup is not None else "this one"
     b = lab.overlap.other.label if lab.overlap is not None else "the other"
-    absent = absent_words(lab.usage.usage) if lab.usage is not None else "not in the text"
+    absent = absent_words(lab.usage.usage if lab.usage is not None else None)
     return show.value.format(a=a, b=b, absent=absent)
 
 

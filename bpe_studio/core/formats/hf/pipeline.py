@@ -103,7 +103,7 @@ class HfPipeline:
         """Whether a pre-tokenizer step removes text (a Split that keeps its matches only, as
         ``train --format hf`` writes a custom regex; WhitespaceSplit), as ``tokenizers`` does:
         no id stands for it (what :meth:`dropped` finds)."""
-        return any(s.behavior == "Removed" and not s.passes_whole for s in self.steps)
+        return any(map(_removes, self.steps))
 
     @property
     def drops_text(self) -> bool:
@@ -123,7 +123,12 @@ class HfPipeline:
         """The characters of ``normalized`` text each pre-token holds (start, end), in order:
         what a step that removes text drops is in none (nor is a prefix space a character of
         the text)."""
-        pieces = apply_steps(self.steps, [(normalized, 0, 0)])
+        # The steps after the last that removes text only cut (or add a prefix space): they
+        # hold every character they are given, so they are not run (Llama 3's regex after a
+        # Split that removes digits would cut the text into words for nothing).
+        steps = self.steps
+        last = max((i for i, s in enumerate(steps) if _removes(s)), default=-1)
+        pieces = apply_steps(steps[: last + 1], [(normalized, 0, 0)])
         return [(s, s + len(p) - lead) for p, s, lead in pieces]
 
     def scanner(self) -> Scanner | None:
@@ -273,6 +278,11 @@ class HfPipeline:
                     for piece in apply_steps(self.steps, [(n.text[c:d], c, 0)]):
                         _piece_spans(piece, n, ids_of(piece[0]), vocab, result)
         return result
+
+
+def _removes(step: Step) -> bool:
+    """Whether ``step`` removes text: every other keeps each character it is given."""
+    return step.behavior == "Removed" and not step.passes_whole
 
 
 @lru_cache(maxsize=4096)
