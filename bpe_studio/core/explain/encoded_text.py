@@ -166,21 +166,23 @@ def _given(
 def _kept_runs(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
     """``text`` cut at each stretch no span holds, those stretches left out (one more run
     than stretches dropped: an empty one where ``text`` starts or ends with one), as a
-    pre-tokenizer that removes text drops it: the model never sees it.
+    pre-tokenizer that removes text drops it: the model never sees it. ``spans`` are in
+    order, none overlapping another (a pre-tokenizer's pieces).
 
     >>> _kept_runs("ab 12 cd", [(0, 2), (2, 3), (6, 8)]), _kept_runs("12", [])
     (['ab ', 'cd'], ['', ''])
     """
-    held = bytearray(len(text))
-    for start, end in spans:
-        held[start:end] = b"\x01" * max(end - start, 0)
-    runs, at = [], 0  # at: where the current run starts
-    while (gap := held.find(0, at)) >= 0:
-        runs.append(text[at:gap])
-        at = held.find(1, gap)
-        if at < 0:
-            return [*runs, ""]
-    return [*runs, text[at:]]
+    runs = []
+    start = end = 0  # the run so far: text[start:end]
+    for s, e in spans:
+        if e <= s:
+            continue
+        if s > end:  # text[end:s] is dropped
+            runs.append(text[start:end])
+            start = s
+        end = e
+    runs.append(text[start:end])
+    return runs if end == len(text) else [*runs, ""]
 
 
 def given_range(given: Given, data: bytes, size: int) -> tuple[list[bytes], list[bytes]]:
