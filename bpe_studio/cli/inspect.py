@@ -35,6 +35,7 @@ from ..core.explain.usage import (
     UNCOUNTED_WORDS,
     WHOLE_INPUT,
     CorpusUsage,
+    absent_words,
     corpus_usage,
     dropped_words,
 )
@@ -500,7 +501,7 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
             + (f"  {_examples(table, list(usage.across), top)}" if usage.across else "")
         )
         lines.append(
-            f"    bytes not in the text:       {len(usage.absent):,}"
+            f"    {f'bytes {absent_words(usage)}:':<29}{len(usage.absent):,}"
             + (f"  {_examples(table, list(usage.absent), top)}" if usage.absent else "")
         )
     return lines

@@ -292,6 +292,30 @@ def test_the_usage_says_what_a_tokenizer_json_dropped(tmp_path):
     assert f"left out {dropped} bytes of the text's {total} bytes (43%)" in summary.stdout
 
 
+def test_tokens_met_only_in_dropped_text_are_not_in_the_text_kept(tmp_path):
+    """A tokenizer.json whose Split removes the digits: inspect --corpus listed "1999" and
+    "000" as "bytes only across tokens", though the encoder never sees them, and "td" (only
+    across the "2" of "cat2dog", given as "cat" and "dog" apart) so too. They are absent, in
+    the JSON and in the summary's line, which says the text searched is the text kept."""
+    from foreign_files import removing_split
+
+    path = removing_split(tmp_path / "hf", "[0-9]+", invert=False, use_regex=True)
+    write_text(tmp_path / "t.txt", "cat2dog said 1999 and 1000.\n" * 30)
+    report = cli(tmp_path, "inspect", str(path), "--corpus", "t.txt", "--json")
+    ok(report)
+    corpus = json.loads(report.stdout)["corpus"]
+    groups = corpus["undertrained"]
+    assert corpus["dropped_bytes"] == 30 * len("219991000")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    for token in ("1999", "000", "td"):
+        i = hf.token_to_id(token)
+        assert i in groups["absent"] and i not in groups["across"], token
+    summary = cli(tmp_path, "inspect", str(path), "--corpus", "t.txt", "--top", "3")
+    ok(summary)
+    (line,) = [s for s in summary.stdout.splitlines() if "bytes not in the text" in s]
+    assert line.startswith(f"    bytes not in the text kept:  {len(groups['absent']):,}  ")
+
+
 def test_against_shows_the_other_tokenizers_notes(tmp_path):
     """Review h_rev63: --against a padded tokenizer.json never said that its truncation and
     padding are not applied (the text, nor the JSON's against.notes)."""

@@ -13,7 +13,8 @@ tokens):
   Fuse/Strip decoder.
 Byte-level BPE, from GPT-2's fixture vocabulary and merges: :func:`llama3_style` (Split with
 Llama 3's regex + ByteLevel, ``ignore_merges``), :func:`qwen2_style` (Qwen2's regex) and
-:func:`one_split` (any regex); :func:`falcon_style` (Falcon's pre-tokenizer, which this
+:func:`one_split` (any regex); :func:`removing_split` (a Split that removes text);
+:func:`falcon_style` (Falcon's pre-tokenizer, which this
 project's reader refuses and ``tokenizers`` runs).
 
 Each function writes ``directory/tokenizer.json`` and returns its path.
@@ -159,6 +160,22 @@ def one_split(directory: Path, regex: str) -> Path:
     return _save(_byte_level(regex, directory, ignore_merges=False), directory)
 
 
+def removing_split(
+    directory: Path, regex: str, *, invert: bool, use_regex: bool, prefix_space: bool = False
+) -> Path:
+    """GPT-2's fixture model behind a Split of ``regex`` that removes text (its matches;
+    ``invert``: all but them) then ByteLevel (with its regex or none, with a prefix space or
+    none): a byte-level file whose pre-tokenizer drops text, which this project reads."""
+    tok = _byte_level(regex, directory, ignore_merges=False)
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(regex), behavior="removed", invert=invert),
+            pre_tokenizers.ByteLevel(add_prefix_space=prefix_space, use_regex=use_regex),
+        ]
+    )
+    return _save(tok, directory)
+
+
 def llama3_style(directory: Path, *, full: bool = True) -> Path:
     """Llama 3's shape; ``full``: with ``ignore_merges`` and the ``<|begin_of_text|>``
     template, as the model's file has them (``full=False`` leaves both out)."""
@@ -267,3 +284,22 @@ def pre_tokenizer_dropped(path: Path, text: str) -> int:
     for _, (start, end) in tok.pre_tokenizer.pre_tokenize_str(normalized):
         held[start:end] = [True] * (end - start)
     return sum(len(c.encode()) for c, kept in zip(normalized, held) if not kept)
+
+
+def kept_runs(tok: Tokenizer, normalized: str) -> list[bytes]:
+    """The stretches of ``normalized`` text that ``tok``'s own pre-tokenizer keeps, as UTF-8:
+    runs of the characters its pieces' offsets hold, each apart where it drops some (the
+    model is never given what it drops). The text whole without a pre-tokenizer."""
+    if tok.pre_tokenizer is None:
+        return [normalized.encode("utf-8")]
+    held = [False] * len(normalized)
+    for _, (start, end) in tok.pre_tokenizer.pre_tokenize_str(normalized):
+        held[start:end] = [True] * (end - start)
+    runs, run = [], ""
+    for char, kept in zip(normalized, held):
+        if kept:
+            run += char
+        elif run:
+            runs.append(run.encode("utf-8"))
+            run = ""
+    return runs + ([run.encode("utf-8")] if run else [])

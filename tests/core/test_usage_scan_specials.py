@@ -4,7 +4,8 @@ it: text that merely spells one is text a model sees. Before, every spelling was
 taken and ``y>`` stays text, "<MASK>" lowercased into a non-normalized ``<mask>`` (taken only
 where the corpus writes it so). The oracle is ``tokenizers``' own encoding: the offsets of the
 added tokens it takes in each document, the stretches between them normalized by the file's
-own normalizer; a token is absent where its bytes are in none of them."""
+own normalizer, less what its own pre-tokenizer drops; a token is absent where its bytes are
+in none of them."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import random
 import pytest
 import tokenizers
 from core_helpers import byte_level_chars, write_text
+from foreign_files import kept_runs
 from tokenizers import AddedToken, decoders, models, normalizers, pre_tokenizers
 
 from bpe_studio.core.corpus.tasks import corpus_files
@@ -37,7 +39,8 @@ def _seen(hf: tokenizers.Tokenizer, docs: list[str]) -> list[bytes]:
                 out.append(doc[at:a])
                 at = b
         out.append(doc[at:])
-    return [normalize(s).encode("utf-8") for s in out]
+    # (What its pre-tokenizer drops, BERT's spaces, is no text either: each side apart.)
+    return [run for s in out for run in kept_runs(hf, normalize(s))]
 
 
 def _strings(chars: str, longest: int) -> list[str]:

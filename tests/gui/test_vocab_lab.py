@@ -20,6 +20,7 @@ import os
 
 import numpy as np
 import pytest
+import tokenizers
 from gui_helpers import FIXTURES, paused_in_window, train_in_window
 from hub_snapshot import two_models
 from PySide6.QtCore import QPoint, Qt
@@ -27,6 +28,7 @@ from PySide6.QtGui import QColor, QImage, QPalette
 
 from bpe_studio.cli.inspect import report
 from bpe_studio.core import Tokenizer
+from bpe_studio.core.encode.foreign import open_tokenizer
 from bpe_studio.core.explain.categories import label as category_label
 from bpe_studio.core.explain.overlap import overlap
 from bpe_studio.core.explain.usage import corpus_usage
@@ -522,6 +524,35 @@ def test_text_a_bert_style_file_drops_is_not_counted_as_none(qtbot, window, lab,
     values = {(r["section"], r["name"], r["measure"]): r["value"] for r in rows}
     assert values["corpus", "text", "dropped_bytes"] == ""
     assert values["corpus", "text", "bytes"] == str(len(text.encode()))
+
+
+def test_tokens_met_only_in_dropped_text_are_listed_as_not_in_the_text_kept(
+    qtbot, window, lab, tmp_path
+):
+    """A tokenizer.json whose Split removes the digits: the lab listed "1999" among the
+    tokens whose bytes occur only across tokens, though the encoder never sees them. The line,
+    the list's name and the list say not in the text kept, as ``inspect`` does (its JSON: the
+    oracle of the counts)."""
+    from foreign_files import removing_split
+
+    path = removing_split(tmp_path / "hf", "[0-9]+", invert=False, use_regex=True)
+    corpus = tmp_path / "t.txt"
+    corpus.write_text("cat2dog said 1999 and 1000.\n" * 30, encoding="utf-8")
+    expected = core_report(open_tokenizer(path), corpus, None)["corpus"]["undertrained"]
+    lab.picker.add_file(path)
+    lab.choose_corpus(str(corpus))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+    line = lab.usage_line.text()
+    assert f"{len(expected['across']):,} only across tokens, " in line
+    assert f", {len(expected['absent']):,} not in the text kept · its pre-tokenizer left" in line
+    box = lab.tokens.show_box
+    assert box.itemText(box.findData(Show.ABSENT)) == "Never used: bytes not in the text kept"
+    lab.tokens.choose_show(Show.ABSENT)
+    listed = lab.tokens.model
+    ids = [listed.token_id(r) for r in range(listed.rowCount())]
+    assert ids == expected["absent"]
+    assert tokenizers.Tokenizer.from_file(str(path)).token_to_id("1999") in ids
+    assert not window.errors
 
 
 def test_a_hub_model_from_an_offline_cache(qtbot, window, lab, monkeypatch, tmp_path):

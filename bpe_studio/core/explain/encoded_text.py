@@ -4,31 +4,36 @@ is: what the under-trained scan and its byte filter look at.
 What it does: :func:`given_of` gives, for a ``tokenizer.json`` whose pipeline has normalizers
 (Lowercase, NFKC, NFD + StripAccents, BERT's, SentencePiece's Replace and Prepend) or added
 tokens found otherwise than by their text alone (``lstrip``, ``rstrip``, ``single_word``, or
-in the normalized text), and for a file ``tokenizers`` runs with added tokens or a normalizer,
-a function from a text to the stretches its model is given as text: each stretch between the
-added tokens found in the original text normalized, as ``HfPipeline.segments`` does (or, for a
-file ``tokenizers`` runs, as its own normalizer does), cut again at the added tokens found in
-the normalized stretches. An added token taken is one id, never text a model sees: it is left
-out, with the whitespace an ``lstrip``/``rstrip`` takes, and the stretches on either side of
-it stay apart. Text that merely spells one where the tokenizer does not take it (inside a
-word for ``single_word``, lowercased into a token's spelling) stays text. Any other tokenizer
-gets None: its scan reads the corpus's bytes as they are, at no cost, and finds where its
-special tokens are taken itself (leftmost, longest first, as ``Specials`` does).
+in the normalized text) or a pre-tokenizer that drops text, and for a file ``tokenizers``
+runs with added tokens, a normalizer or a pre-tokenizer that drops text, a function from a
+text to the stretches its model is given as text: each stretch between the added tokens found
+in the original text normalized, as ``HfPipeline.segments`` does (or, for a file
+``tokenizers`` runs, as its own normalizer does), cut again at the added tokens found in the
+normalized stretches, and at the text the pre-tokenizer drops (a Split that removes its
+matches, or keeps only them; BERT's spaces), which is left out as an added token is. An added
+token taken is one id, never text a model sees: it is left out, with the whitespace an
+``lstrip``/``rstrip`` takes, and the stretches on either side of it stay apart. Text that
+merely spells one where the tokenizer does not take it (inside a word for ``single_word``,
+lowercased into a token's spelling) stays text. Any other tokenizer gets None: its scan
+reads the corpus's bytes as they are, at no cost, and finds where its special tokens are
+taken itself (leftmost, longest first, as ``Specials`` does).
 :func:`given_range` is a task's range and what follows it, each given so.
 What it leaves out: the text a pre-tokenizer step adds (ByteLevel's prefix space before a
 stretch that does not start with one, Metaspace's ``▁``): a token whose bytes only that space
-completes stays absent. Adding it would mean pre-tokenizing the text in the scan, and would
-change the scan of files without a normalizer too (RoBERTa's), which read the corpus as it is.
+completes stays absent. Adding it would mean pre-tokenizing the text in the scan (only a
+file that drops text pays for that), and would change the scan of files without a normalizer
+too (RoBERTa's), which read the corpus as it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 import regex
 
 from ..encode.foreign import METASPACE, AnyTokenizer, ForeignTokenizer, spells_spaces
 from ..formats.hf.added_tokens import AddedToken, find_added, matcher
+from ..formats.hf.kind import backend_drops_text
 from ..formats.hf.normalizers import normalize
 
 # The most UTF-8 bytes one character of the corpus is read as, and so the most a normalizer
@@ -37,6 +42,8 @@ SHRINK = 4
 
 # A text to the stretches of it a model is given as text, in order (``given_of``).
 Given = Callable[[str], list[str]]
+# Normalized text to the characters its pre-tokens hold, (start, end) each (``_kept_runs``).
+Held = Callable[[str], Sequence[tuple[int, int]]]
 
 
 def given_of(tok: AnyTokenizer) -> Given | None:
@@ -52,12 +59,13 @@ def given_of(tok: AnyTokenizer) -> Given | None:
     steps = pipeline.normalizers
     specials = tok.specials
     raw, normed = pipeline.matchers(specials.tokens, specials.ordinary)
-    if not steps and normed[0] is None and all(t.plain for t in raw[1].values()):
+    held = pipeline.held if pipeline.removes_text else None
+    if not steps and normed[0] is None and all(t.plain for t in raw[1].values()) and not held:
         return None
     hidden = specials.ordinary
 
     def given(text: str) -> list[str]:
-        return _given(text, raw, normed, hidden, lambda part: normalize(steps, part))
+        return _given(text, raw, normed, hidden, lambda part: normalize(steps, part), held)
 
     return given
 
@@ -80,7 +88,12 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
     backend = tok.backend
     steps = backend.normalizer
     added = sorted(backend.get_added_tokens_decoder().items())
-    if steps is None and not added:
+    pre = backend.pre_tokenizer
+    held: Held | None = None
+    if pre is not None and backend_drops_text(backend):
+        # (its offsets are of characters, as the Python binding gives them)
+        held = lambda text: [span for _, span in pre.pre_tokenize_str(text)]  # noqa: E731
+    if steps is None and not added and held is None:
         return None
     raw = matcher(
         AddedToken(t.content, i, t.special, t.lstrip, t.rstrip, t.single_word)
@@ -98,7 +111,7 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
     spaces = spells_spaces(tok)
 
     def given(text: str) -> list[str]:
-        out = _given(text, raw, normed, hidden, steps.normalize_str if steps else _same)
+        out = _given(text, raw, normed, hidden, steps.normalize_str if steps else _same, held)
         return [part.replace(METASPACE, " ") for part in out] if spaces else out
 
     return given
@@ -114,12 +127,14 @@ def _given(
     normed: tuple[regex.Pattern[str] | None, dict[str, AddedToken]],
     hidden: Collection[str],
     normalized: Callable[[str], str],
+    held: Held | None = None,
 ) -> list[str]:
     """The stretches of ``text`` a model is given as text: cut at the added tokens found in
     it (``raw``), each stretch between them ``normalized``, and cut again at those found in
     that (``normed``), as ``tokenizers`` finds them; the tokens left out, with the whitespace
     an ``lstrip`` or ``rstrip`` takes, which no model sees either. Always one stretch more
-    than the tokens taken.
+    than the tokens taken, and, with ``held`` (a pre-tokenizer that drops text), one more
+    for each stretch of text it drops (left out: ``_kept_runs``).
 
     >>> raw = matcher([AddedToken("<m>", 5, single_word=True)])
     >>> _given("a <m> b x<m>y", raw, (None, {}), (), str.upper)
@@ -135,12 +150,39 @@ def _given(
         stretch = normalized(text[a:b])
         for c, d, found in find_added(stretch, normed[0], normed[1], hidden):
             if found is None:
-                parts.append(stretch[c:d])
+                part = stretch[c:d]
+                runs = [part] if held is None else _kept_runs(part, held(part))
+                parts.append(runs[0])
+                for run in runs[1:]:  # apart: the text dropped between them is no text
+                    stretches.append("".join(parts))
+                    parts = [run]
             else:
                 stretches.append("".join(parts))
                 parts = []
     stretches.append("".join(parts))
     return stretches
+
+
+def _kept_runs(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """``text`` cut at each stretch no span holds, those stretches left out (one more run
+    than stretches dropped: an empty one where ``text`` starts or ends with one), as a
+    pre-tokenizer that removes text drops it: the model never sees it. ``spans`` are in
+    order, none overlapping another (a pre-tokenizer's pieces).
+
+    >>> _kept_runs("ab 12 cd", [(0, 2), (2, 3), (6, 8)]), _kept_runs("12", [])
+    (['ab ', 'cd'], ['', ''])
+    """
+    runs = []
+    start = end = 0  # the run so far: text[start:end]
+    for s, e in spans:
+        if e <= s:
+            continue
+        if s > end:  # text[end:s] is dropped
+            runs.append(text[start:end])
+            start = s
+        end = e
+    runs.append(text[start:end])
+    return runs if end == len(text) else [*runs, ""]
 
 
 def given_range(given: Given, data: bytes, size: int) -> tuple[list[bytes], list[bytes]]:

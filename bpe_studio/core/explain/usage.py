@@ -66,10 +66,13 @@ class CorpusUsage:
     tokens included), ``counts`` (the count of each id, indexed by id) and, among the
     ordinary tokens never used, the ids whose bytes occur ``inside`` a token used, only
     ``across`` tokens, or are ``absent`` from the text (ascending; ``across`` and ``absent``
-    are None when the text was not scanned). A byte-fallback model's ``<0xNN>`` tokens are in
-    none of the three: by design they are emitted only for a character no token holds, so
-    one unused is no sign of under-training (their bytes are inside most used tokens: they
-    would fill ``inside``); they are among the unused ids, as category ``byte fallback``."""
+    are None when the text was not scanned). The text is what the tokenizer gives its model
+    (``encoded_text``): normalized, and without what its pre-tokenizer drops, the text on
+    either side of that apart, so a token met only there is ``absent``. A byte-fallback
+    model's ``<0xNN>`` tokens are in none of the three: by design they are emitted only for a
+    character no token holds, so one unused is no sign of under-training (their bytes are
+    inside most used tokens: they would fill ``inside``); they are among the unused ids, as
+    category ``byte fallback``."""
 
     files: tuple[str, ...]
     bytes: int
@@ -323,6 +326,17 @@ def dropped_words(dropped: int, total: int) -> str:
         f"left out {readable_size(dropped)} of the text's {readable_size(total)} ({percent}): "
         "dropped, as tokenizers drops it; no id stands for it"
     )
+
+
+def absent_words(usage: CorpusUsage | None) -> str:
+    """What every view calls where the ``absent`` tokens' bytes are not: the text (no usage
+    yet), or, for a tokenizer that drops text (``dropped`` not 0), the text kept: bytes met
+    only in what it drops, or across it, are in no text its model is given.
+
+    >>> absent_words(CorpusUsage((), 9, 2, np.zeros(1), (), (), (), 0.0, dropped=4))
+    'not in the text kept'
+    """
+    return "not in the text" if usage is None or usage.dropped == 0 else "not in the text kept"
 
 
 # What every view says after naming a pre-tokenizer whose dropped text is not counted

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.explain.categories import CATEGORIES
+from ...core.explain.usage import absent_words
 from ...core.explain.vocabulary import TokenTable
 from .vocab_lab import VocabLab
 
@@ -33,7 +34,7 @@ class Show(enum.Enum):
     NEVER_USED = "Never used in the corpus"
     INSIDE = "Under-trained candidates: bytes inside used tokens"
     ACROSS = "Never used: bytes only across tokens"
-    ABSENT = "Never used: bytes not in the text"
+    ABSENT = "Never used: bytes {absent}"  # (``usage.absent_words``)
     UNREACHABLE = "Unreachable (encoding its bytes gives other tokens)"
     SHARED = "Shared with {b}"
     ONLY_THIS = "Only in {a}"
@@ -93,7 +94,8 @@ def shows(lab: VocabLab) -> list[Show]:
 def show_label(show: Show, lab: VocabLab) -> str:
     a = lab.makeup.ref.label if lab.makeup is not None else "this one"
     b = lab.overlap.other.label if lab.overlap is not None else "the other"
-    return show.value.format(a=a, b=b)
+    absent = absent_words(lab.usage.usage if lab.usage is not None else None)
+    return show.value.format(a=a, b=b, absent=absent)
 
 
 def categories(table: TokenTable, rows: np.ndarray) -> list[str]:

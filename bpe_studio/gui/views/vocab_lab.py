@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer
-from ...core.explain.usage import UNCOUNTED_WORDS, WHOLE_INPUT, dropped_words
+from ...core.explain.usage import UNCOUNTED_WORDS, WHOLE_INPUT, absent_words, dropped_words
 from ...core.explain.vocabulary import no_reach
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..jobs.lab_runner import LabRunner
@@ -654,7 +654,7 @@ class VocabLabPage(QWidget):
             "tokens"
         )
         if u.across is not None and u.absent is not None:
-            line += f", {len(u.across):,} only across tokens, {len(u.absent):,} not in the text"
+            line += f", {len(u.across):,} only across tokens, {len(u.absent):,} {absent_words(u)}"
         elif self.lab.running is not None:
             line += "; the text is being searched for the others' bytes"
         else:

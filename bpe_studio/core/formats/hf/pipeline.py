@@ -103,7 +103,7 @@ class HfPipeline:
         """Whether a pre-tokenizer step removes text (a Split that keeps its matches only, as
         ``train --format hf`` writes a custom regex; WhitespaceSplit), as ``tokenizers`` does:
         no id stands for it (what :meth:`dropped` finds)."""
-        return any(s.behavior == "Removed" and not s.passes_whole for s in self.steps)
+        return any(map(_removes, self.steps))
 
     @property
     def drops_text(self) -> bool:
@@ -117,8 +117,19 @@ class HfPipeline:
         """The first stretch of ``text``, normalized, that no pre-token holds (added tokens
         not looked for; a prefix space holds none of it), or None."""
         normalized = normalize(self.normalizers, text)
-        pieces = apply_steps(self.steps, [(normalized, 0, 0)])
-        return unheld(normalized, ((s, s + len(p) - lead) for p, s, lead in pieces))
+        return unheld(normalized, self.held(normalized))
+
+    def held(self, normalized: str) -> list[tuple[int, int]]:
+        """The characters of ``normalized`` text each pre-token holds (start, end), in order:
+        what a step that removes text drops is in none (nor is a prefix space a character of
+        the text)."""
+        # The steps after the last that removes text only cut (or add a prefix space): they
+        # hold every character they are given, so they are not run (Llama 3's regex after a
+        # Split that removes digits would cut the text into words for nothing).
+        steps = self.steps
+        last = max((i for i, s in enumerate(steps) if _removes(s)), default=-1)
+        pieces = apply_steps(steps[: last + 1], [(normalized, 0, 0)])
+        return [(s, s + len(p) - lead) for p, s, lead in pieces]
 
     def scanner(self) -> Scanner | None:
         """The compiled scanner that cuts normalized text as the steps do, or None: when
@@ -267,6 +278,11 @@ class HfPipeline:
                     for piece in apply_steps(self.steps, [(n.text[c:d], c, 0)]):
                         _piece_spans(piece, n, ids_of(piece[0]), vocab, result)
         return result
+
+
+def _removes(step: Step) -> bool:
+    """Whether ``step`` removes text: every other keeps each character it is given."""
+    return step.behavior == "Removed" and not step.passes_whole
 
 
 @lru_cache(maxsize=4096)
