@@ -14,6 +14,7 @@ from gui_helpers import FIXTURES, save_and_wait, save_ended, train_in_window
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.jobs import saver as saver_module
 from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.views import file_dialogs
 
 TINY = FIXTURES / "tinystories_sample.txt"
 
@@ -157,3 +158,24 @@ def test_the_save_closings_question_asked_for_fails_and_the_run_goes_on(
     go_on.set()
     window.stop_training()
     qtbot.waitUntil(lambda: not window.state.phase.training, timeout=60_000)
+
+
+def test_a_format_that_cannot_hold_the_pattern_is_refused_before_the_folder_dialog(
+    qtbot, window, monkeypatch
+):
+    """The task's defect 2: Save as tokenizer.json (or tiktoken files) of a run trained with
+    a pattern the format cannot say asked for a folder, then said "Could not save"."""
+    window.panel.pattern_choice.set_pattern(r"\X+|\s+")
+    train_in_window(qtbot, window, TINY, 300)
+    folders: list[object] = []
+    monkeypatch.setattr(file_dialogs, "existing_folder", lambda *a, **k: folders.append(a))
+    titles: list[str] = []
+    window.controller.error.connect(lambda title, message: titles.append(title))
+    for fmt, files in (("hf", "tokenizer.json"), ("tiktoken", "tiktoken files")):
+        window.menus.save(fmt)
+        assert not save_ended(qtbot, window)
+        assert folders == [] and titles[-1] == f"Cannot save as {files}"
+        assert window.last_error.startswith(f"{files} cannot hold this tokenizer: pattern")
+        assert "GPT-2 files hold it" in window.last_error
+        window.error_box.close()
+    assert window.isWindowModified()  # nothing was saved

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...core.formats.base.data import TokenizerData
-from ...core.formats.files import gpt2_loss_report, holding_formats, save_losses
+from ...core.formats.files import format_problem, gpt2_loss_report, holding_formats, save_losses
 from ...core.train.vocab import BYTE_TOKENS
 from .run_tokenizer import run_data_at
 from .state import Phase, RunState
@@ -131,6 +131,16 @@ def check_save(data: TokenizerData, format: str) -> SaveCheck:
         if problem is not None and not problem.only_way:
             return SaveCheck(refusal=("Cannot save as GPT-2 files", problem.message))
         return SaveCheck(gpt2=problem)
+    # A pattern or a special token the format cannot say is refused by the writer whatever
+    # the vocabulary: said here, before a folder is asked for, where the writer said it
+    # only once the user had chosen one.
+    named = FILES_NAMED[format]
+    problem_words = format_problem(format, data.pattern, list(data.special_tokens))
+    if problem_words is not None:
+        others = [FILES_NAMED[f] for f in holding_formats(data) if f != format]
+        remedy = f"Save it as {' or '.join(others)}." if others else ""
+        message = f"{named} cannot hold this tokenizer: {problem_words}."
+        return SaveCheck(refusal=(f"Cannot save as {named}", f"{message}\n\n{remedy}".strip()))
     return SaveCheck(losses=tuple(save_losses(data, format)))
 
 
