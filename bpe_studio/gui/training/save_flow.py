@@ -30,6 +30,7 @@ from ..jobs.saver import SaveOutcome, TokenizerSaver
 from ..model.app_model import AppModel
 from ..model.saving import FILES_NAMED, SaveCheck
 from ..model.state import SaveNews
+from ..responsiveness.collector import hold_collections, release_collections
 
 # The files Save writes in each format (Tokenizer.save / core.tokenizer_files.save_data).
 SAVED_FILES: dict[str, tuple[str, ...]] = {
@@ -115,6 +116,7 @@ class SaveFlow(QObject):
         run_id = self.hub.state.run_id
         self._request = _Request(data, merges, run_id, format, folder, choose_folder, on_saved)
         self.hub.set_saving(SaveNews(_WRITES[format]))
+        hold_collections()  # what the jobs make is freed by reference counts when they end
         self._saver.check(data, format)
         return True
 
@@ -201,6 +203,7 @@ class SaveFlow(QObject):
         """The save under way ends: Save is on again, then its error is said, then
         ``finished``."""
         self._request = None
+        release_collections()
         self.hub.set_saving(None)
         if error is not None:
             self.error.emit(*error)
@@ -209,7 +212,9 @@ class SaveFlow(QObject):
     def shutdown(self) -> None:
         """Wait for a write under way (closing the window, nothing asked); its news is
         dropped."""
-        self._request = None
+        if self._request is not None:
+            self._request = None
+            release_collections()
         self._saver.shutdown()
 
 
