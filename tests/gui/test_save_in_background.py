@@ -103,6 +103,7 @@ def test_a_save_that_fails_while_the_window_waits_to_close_keeps_it(
     assert not save_ended(qtbot, window)
     qtbot.wait(50)  # a close, were one coming, would have been delivered
     assert window.isVisible() and window.isWindowModified() and window.hub.unsaved > 0
+    assert window.hub.notice == "The window stays open: the save did not write its files"
     assert str(failing) in (window.last_error or "")
     assert window.panel.save_button.isEnabled()  # nothing lost: it can be saved elsewhere
     window.error_box.close()

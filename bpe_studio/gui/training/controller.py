@@ -392,8 +392,11 @@ class Controller(QObject):
             if written:
                 self._save_lets_close = True
                 self.close_ready.emit()
-            elif resume and self.session is not None and self.training:
-                self.session.resume()  # the window stays, and the run goes on as it was
+            else:
+                # The news said the window would close: it stays (the error, if any, says why).
+                self.hub.set_notice("The window stays open: the save did not write its files")
+                if resume and self.session is not None and self.training:
+                    self.session.resume()  # the run goes on as it was
         self.save_finished.emit(written)
 
     def load(
