@@ -50,7 +50,6 @@ from .model.corpus_source import (
     joined_sources,
     split_sources,
 )
-from .model.saving import gpt2_problem
 from .model.state import RunState
 from .responsiveness.collector import (
     collect_on_gui_thread,
@@ -216,7 +215,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         c.confirm = lambda title, question: self.ask(title, question)
         c.ask_close = lambda title, question: self.ask_close(title, question)
         c.ask_records = lambda title, question: self.ask_records(title, question)
-        c.choose_save = self._choose_save_on_close
+        c.choose_save = lambda: self.choose_save_target()
+        c.remember_save = self._remember_save
+        c.close_ready.connect(self.close, Qt.ConnectionType.QueuedConnection)
         p.load_button.clicked.connect(self._choose_tokenizer)
         p.bind(self.hub)
         self.curve.error.connect(self.show_error)
@@ -233,7 +234,6 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.editor_tokenizer.error.connect(self.show_error)
         self.lab.saved.connect(self.show_notice)
         self._closed = False
-        self._close_save: tuple[str, str] | None = None  # closing's Save: folder, format
         self.menus: AppMenus = AppMenus(
             self,
             MenuHandlers(
@@ -379,11 +379,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             return None
         return directory, SAVE_FORMATS[labels.index(label)][1]
 
-    def _choose_save_on_close(self) -> tuple[str, str] | None:
-        # Its folder and format are remembered once the window closes, as a save from the
-        # menu's are: only a save that succeeded lets it close.
-        self._close_save = target = self.choose_save_target()
-        return target
+    def _remember_save(self, folder: Path, fmt: str) -> None:
+        """A save the user chose (a menu's, closing's) was written: the next save dialog opens
+        in its folder, and Ctrl+S saves in its format (not a folder or format whose save was
+        cancelled, refused or failed)."""
+        file_dialogs.remember(file_dialogs.SAVE, os.fspath(folder))
+        self.menus.note_save_format(fmt)
 
     @Slot(str)
     def show_notice(self, message: str) -> None:
@@ -456,6 +457,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.controller.stop_training()
 
     def save_tokenizer(self, directory: str | os.PathLike, format: str = "gpt2") -> bool:
+        """Start saving the tokenizer on screen into ``directory`` in ``format``, in the
+        background (``Controller.save``): whether it started; ``controller.save_finished``
+        says whether it wrote."""
         return self.controller.save(directory, format)
 
     def open_file(self, path: str | os.PathLike) -> bool:
@@ -529,21 +533,18 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
 
     @Slot(str)
     def _choose_save_directory(self, format: str) -> bool:
-        """Ask for a folder and save in ``format``; whether it saved."""
+        """Save in ``format`` into a folder the user chooses: asked once the format's
+        refusal or questions have been said (``save_flow``); whether a save started."""
         if not self.panel.save_button.isEnabled():
             return False  # nothing to save (the menu's entry is disabled with the button)
-        data = self.controller.saveable_data() if format == "gpt2" else None
-        problem = gpt2_problem(data) if data is not None else None
-        if problem is not None and not problem.only_way:  # said before a folder is asked for
-            self.show_error("Cannot save as GPT-2 files", problem.message)
-            return False
-        directory = file_dialogs.existing_folder(
-            self, file_dialogs.SAVE, "Save tokenizer into folder"
+        return self.controller.save(
+            None,
+            format,
+            choose_folder=lambda: file_dialogs.existing_folder(
+                self, file_dialogs.SAVE, "Save tokenizer into folder"
+            ),
+            remember=True,
         )
-        if directory and self.save_tokenizer(directory, format):
-            file_dialogs.remember(file_dialogs.SAVE, directory)  # not a folder it failed in
-            return True
-        return False
 
     @Slot()
     def _choose_tokenizer(self) -> None:
@@ -569,6 +570,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         # The refused drop's cursor alone does not say why (Open is off meanwhile, as well).
         if self.controller.training:
             self.show_notice("No file opens while a run trains or is paused: Stop it first")
+        elif self.controller.saving:
+            self.show_notice("Files open once the save under way has written")
         else:
             self.show_notice("Files open once the tokenizer being loaded is ready")
 
@@ -598,16 +601,11 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         # the shutdown, which waits for nothing).
         replaying = self.timeline.replay.running
         self.timeline.replay.pause()  # what the question is about holds still, as Train's does
-        self._close_save = None
         if not self._closed and not self.controller.may_close():
             event.ignore()
             if replaying:
                 self.timeline.replay.start()  # on from the step shown
             return
-        if self._close_save is not None:  # its save succeeded, or the window would stay
-            folder, fmt = self._close_save
-            file_dialogs.remember(file_dialogs.SAVE, folder)
-            self.menus.note_save_format(fmt)
         on_screen = self.isVisible()  # closed once (a second close finds it hidden)
         if on_screen:
             window_layout.save_layout(self, self.tabs, self.splitters)

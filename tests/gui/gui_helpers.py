@@ -173,3 +173,30 @@ def drop_event(path: Path) -> QDropEvent:
     # subtle: the event does not own its data, which Python would free on return (a crash).
     event.held_mime = mime
     return event
+
+
+def save_ended(qtbot, window, timeout: int = 60_000) -> bool:
+    """Wait for the save under way (started by a menu, a button or closing) to end; whether
+    it wrote its files."""
+    ended: list[bool] = []
+    window.controller.save_finished.connect(ended.append)
+    try:
+        qtbot.waitUntil(lambda: bool(ended), timeout=timeout)
+    finally:
+        window.controller.save_finished.disconnect(ended.append)
+    return ended[0]
+
+
+def save_and_wait(qtbot, window, directory, format: str = "gpt2", timeout: int = 60_000) -> bool:
+    """``window.save_tokenizer`` as a script waits for it: start the save (in the
+    background), wait for its end; whether it wrote its files (False also when it did not
+    start: nothing to save, another save under way)."""
+    ended: list[bool] = []
+    window.controller.save_finished.connect(ended.append)
+    try:
+        if not window.save_tokenizer(directory, format):
+            return False
+        qtbot.waitUntil(lambda: bool(ended), timeout=timeout)
+    finally:
+        window.controller.save_finished.disconnect(ended.append)
+    return ended[0]

@@ -265,11 +265,19 @@ class AppMachine(RuleBasedStateMachine):
     def save(self, fmt: str) -> None:
         self.saved += 1
         target = self.saves / f"save{self.saved}"
-        saved = self.window.save_tokenizer(target, fmt)
-        assert saved == (self.window.controller.saveable_data() is not None)
+        saveable = self.window.controller.saveable_data() is not None
+        started = self.window.save_tokenizer(target, fmt)
+        assert started == saveable
+        if started:
+            # It runs in the background; Save, Train and Load are off until it has ended.
+            assert not self.window.panel.save_button.isEnabled() and self.window.controller.busy
+            with self.qtbot.waitSignal(
+                self.window.controller.save_finished, timeout=SETTLE_MS
+            ) as blocker:
+                pass
+            if blocker.args == [True]:
+                assert self.window.hub.unsaved == 0
         self.settle()
-        if saved:
-            assert self.window.hub.unsaved == 0
 
     @precondition(lambda self: not self.window.controller.busy)
     @rule()

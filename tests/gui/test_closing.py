@@ -11,7 +11,15 @@ import threading
 from unittest import mock
 
 import pytest
-from gui_helpers import EOT, FIXTURES, held_in_compile, paused_in_window, train_in_window
+from gui_helpers import (
+    EOT,
+    FIXTURES,
+    held_in_compile,
+    paused_in_window,
+    save_and_wait,
+    save_ended,
+    train_in_window,
+)
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.gui.jobs import loader as loader_module
@@ -48,7 +56,8 @@ def test_save_from_the_close_question_writes_the_run_then_closes(qtbot, window, 
     asking(window, "save")
     window.choose_save_target = lambda: (str(tmp_path / "out"), "gpt2")
     window.close()
-    assert not window.isVisible()
+    assert window.isVisible() and window.controller.saving  # until it has written
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
     saved = Tokenizer.load(tmp_path / "out")
     assert saved.merges == result.merges
 
@@ -63,7 +72,7 @@ def test_a_save_that_does_not_happen_keeps_the_window(qtbot, window):
 
 def test_a_saved_run_closes_without_a_question(qtbot, window, tmp_path):
     train_in_window(qtbot, window, TINY, 400)
-    assert window.save_tokenizer(tmp_path, "gpt2")
+    assert save_and_wait(qtbot, window, tmp_path, "gpt2")
     asked = asking(window, "cancel")
     window.close()
     assert asked == [] and not window.isVisible()
@@ -73,7 +82,7 @@ def test_after_a_partial_save_the_questions_count_the_merges_in_no_file(qtbot, w
     """Audit h_tui61: saved at merge 500, resumed and finished at 1,743, the questions said
     the tokenizer "(1,243 merges) has not been saved"; 500 of its merges were."""
     session = paused_in_window(qtbot, window, TINY, 400, after=99)
-    assert window.save_tokenizer(tmp_path, "hf")
+    assert save_and_wait(qtbot, window, tmp_path, "hf")
     with qtbot.waitSignal(session.finished, timeout=60_000) as blocker:
         window.toggle_pause()
     total = len(blocker.args[0].merges)
@@ -113,7 +122,8 @@ def test_closing_while_training_pauses_asks_and_saves_the_merges_it_asked_about(
     window.ask_close = ask
     window.choose_save_target = lambda: (str(tmp_path / "out"), "hf")
     window.close()
-    assert seen["phase"] is Phase.PAUSED and not window.isVisible()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
+    assert seen["phase"] is Phase.PAUSED
     qtbot.waitUntil(lambda: live_training_threads() == 0, timeout=30_000)  # stopped cleanly
     saved = Tokenizer.load(tmp_path / "out" / "tokenizer.json")
     n = len(saved.merges)
@@ -146,7 +156,8 @@ def test_closing_right_after_the_worker_paused_itself_asks_in_the_paused_state(
     window.ask_close = ask
     window.choose_save_target = lambda: (str(tmp_path / "out"), "hf")
     window.close()
-    assert seen["phase"] is Phase.PAUSED and not window.isVisible()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
+    assert seen["phase"] is Phase.PAUSED
     qtbot.waitUntil(lambda: live_training_threads() == 0, timeout=30_000)
     saved = Tokenizer.load(tmp_path / "out" / "tokenizer.json")
     n = len(saved.merges)
@@ -299,7 +310,7 @@ def test_the_close_question_counts_the_merge_under_way_when_it_paused(
     window.ask_close = ask
     window.choose_save_target = lambda: (str(tmp_path / "out"), "hf")
     window.close()
-    assert not window.isVisible()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
     saved = Tokenizer.load(tmp_path / "out" / "tokenizer.json")
     assert asked == [len(saved.merges)] == [51]
 
@@ -371,7 +382,7 @@ def test_the_close_questions_save_offers_the_last_format_and_is_remembered(
     monkeypatch.setattr(file_dialogs, "existing_folder", lambda *a, **k: str(tmp_path / "out"))
     asking(window, "save")
     window.close()
-    assert not window.isVisible()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
     ((items, current),) = offered
     assert items[current].startswith("tiktoken")
     assert Tokenizer.load(tmp_path / "out" / "tokenizer.json").merges == result.merges
@@ -418,11 +429,12 @@ def test_the_close_questions_save_remembers_its_folder_only_once_saved(
     monkeypatch.setattr(file_dialogs, "run_dialog", lambda *a, **k: [folders.pop(0)])
     asking(window, "save")
     window.close()
+    assert not save_ended(qtbot, window)
     assert window.isVisible() and str(failing) in (window.last_error or "")
     assert file_dialogs.start_folder(file_dialogs.SAVE) != str(failing)
     window.error_box.close()
     window.close()
-    assert not window.isVisible()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
     assert file_dialogs.start_folder(file_dialogs.SAVE) == str(out)
 
 
@@ -446,6 +458,7 @@ def test_the_close_questions_save_remembers_its_format_only_once_saved(
     monkeypatch.setattr(file_dialogs, "run_dialog", lambda *a, **k: [str(failing)])
     asking(window, "save")
     window.close()
+    assert not save_ended(qtbot, window)
     assert window.isVisible() and str(failing) in (window.last_error or "")
     assert last_save_format(SAVE_FORMATS) == "hf"
     assert "Hugging Face" in window.menus.save_action.text()
@@ -511,12 +524,12 @@ def test_the_title_marks_a_run_whose_merges_no_file_holds(qtbot, window, tmp_pat
     assert window.windowTitle() == "BPE Studio[*]" and not window.isWindowModified()
     session = paused_in_window(qtbot, window, TINY, 400, after=99)
     qtbot.waitUntil(window.isWindowModified)
-    assert window.save_tokenizer(tmp_path / "first", "gpt2")
+    assert save_and_wait(qtbot, window, tmp_path / "first", "gpt2")
     assert not window.isWindowModified()
     with qtbot.waitSignal(session.finished, timeout=60_000):
         window.toggle_pause()
     qtbot.waitUntil(lambda: window.hub.unsaved > 0 and window.isWindowModified())
-    assert window.save_tokenizer(tmp_path / "whole", "hf")
+    assert save_and_wait(qtbot, window, tmp_path / "whole", "hf")
     assert not window.isWindowModified()
     assert window.load_tokenizer(tmp_path / "whole" / "tokenizer.json")
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=30_000)
@@ -570,7 +583,7 @@ def test_a_load_under_way_when_the_window_closes_does_not_replace_what_is_saved(
     assert window.state.loading is None and window.state.phase is Phase.FINISHED
     assert window.hub.notice == "Loading gpt2_vocab.json was stopped: the window was closing"
     merges = _close_while_loading(qtbot, window, "save", 450, tmp_path / "out")
-    assert not window.isVisible()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
     assert Tokenizer.load(tmp_path / "out").merges == merges
 
 

@@ -14,6 +14,7 @@ from gui_helpers import (
     FIXTURES,
     bad_after_probe,
     paused_in_window,
+    save_and_wait,
     train_in_window,
     wait_for_spans,
 )
@@ -213,7 +214,7 @@ def test_train_and_load_ask_before_discarding_an_unsaved_tokenizer(qtbot, window
     assert len(window.ask.asked) == 2 and "not been saved" in window.ask.asked[0][1]
     assert window.state.result is first and window.state.phase is Phase.FINISHED
     # Once saved, nothing is asked.
-    assert window.save_tokenizer(tmp_path)
+    assert save_and_wait(qtbot, window, tmp_path)
     window.ask = Questions(False)
     second = train_in_window(qtbot, window, DEMO_CORPUS, 280)
     assert window.ask.asked == [] and len(second.merges) == 280 - 257
@@ -229,12 +230,12 @@ def test_saving_over_existing_files_asks(qtbot, window, tmp_path):
     train_in_window(qtbot, window, DEMO_CORPUS, 300)
     (tmp_path / "merges.txt").write_text("keep me", encoding="utf-8")
     window.ask = Questions(False)
-    assert not window.save_tokenizer(tmp_path)
+    assert not save_and_wait(qtbot, window, tmp_path)
     assert (tmp_path / "merges.txt").read_text(encoding="utf-8") == "keep me"
     assert not (tmp_path / "vocab.json").exists()
     assert "merges.txt" in window.ask.asked[0][1]
     window.ask = Questions(True)
-    assert window.save_tokenizer(tmp_path)
+    assert save_and_wait(qtbot, window, tmp_path)
     assert len(Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt").merges) == 43
     assert window.ask.asked  # asked again, answered yes
 
@@ -244,7 +245,7 @@ def test_a_paused_run_is_savable(qtbot, window, tmp_path):
     session = paused_in_window(qtbot, window, DEMO_CORPUS, 2000, 99, workers=1)
     state = window.state
     assert state.phase is Phase.PAUSED and window.panel.save_button.isEnabled()
-    assert window.save_tokenizer(tmp_path)
+    assert save_and_wait(qtbot, window, tmp_path)
     saved = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
     assert saved.merges == reference_train(corpus_text(), 257 + 100, [EOT])[1]
     with qtbot.waitSignal(session.finished, timeout=30_000):
@@ -272,7 +273,7 @@ def test_a_saved_run_kept_on_screen_past_a_new_corpus_can_be_saved_again(qtbot, 
     was opened (nothing to lose, so not discarded), could not be saved again (in another
     format, say): Save and every File > Save as entry were disabled."""
     result = train_in_window(qtbot, window, DEMO_CORPUS, 300)
-    assert window.save_tokenizer(tmp_path / "gpt2", "gpt2")
+    assert save_and_wait(qtbot, window, tmp_path / "gpt2", "gpt2")
     window.ask = Questions(False)
     other = tmp_path / "other.txt"
     other.write_text("another corpus\n", encoding="utf-8")
@@ -281,7 +282,7 @@ def test_a_saved_run_kept_on_screen_past_a_new_corpus_can_be_saved_again(qtbot, 
     assert window.panel.status.text() == "Ready to train on other.txt"
     assert window.panel.save_button.isEnabled()
     assert window.menus.save_action.isEnabled()
-    assert window.save_tokenizer(tmp_path / "hf", "hf")
+    assert save_and_wait(qtbot, window, tmp_path / "hf", "hf")
     saved = Tokenizer.from_hf(tmp_path / "hf" / "tokenizer.json")
     assert saved.merges == result.merges
 
@@ -336,7 +337,7 @@ def test_a_corpus_with_nothing_to_merge_says_nothing_was_learned(qtbot, window, 
     # With a run on screen before it, that run comes back, and the notice says why: the user
     # stopped nothing.
     train_in_window(qtbot, window, DEMO_CORPUS, 300)
-    assert window.save_tokenizer(tmp_path / "saved")  # saved: opening singles keeps it
+    assert save_and_wait(qtbot, window, tmp_path / "saved")  # saved: opening singles keeps it
     train_in_window(qtbot, window, singles, 300)
     notice = window.statusBar().currentMessage()
     assert notice.startswith("Nothing was learned from singles.txt: it holds no two bytes")
@@ -477,7 +478,7 @@ def test_a_vocabulary_of_the_bytes_and_specials_is_a_byte_level_tokenizer(qtbot,
     from bpe_studio.core.formats.files import load_data
 
     earlier = train_in_window(qtbot, window, DEMO_CORPUS, 300)
-    assert window.save_tokenizer(tmp_path / "earlier", "hf")
+    assert save_and_wait(qtbot, window, tmp_path / "earlier", "hf")
     result = train_in_window(qtbot, window, DEMO_CORPUS, 257)
     assert result.merges == [] and len(result.vocab) == 257
     assert window.state.result is result is not earlier  # not put back: it is what was asked
@@ -487,7 +488,7 @@ def test_a_vocabulary_of_the_bytes_and_specials_is_a_byte_level_tokenizer(qtbot,
     )
     assert "Nothing was learned" not in status
     assert window.panel.save_button.isEnabled()
-    assert window.save_tokenizer(tmp_path / "bytes", "hf")
+    assert save_and_wait(qtbot, window, tmp_path / "bytes", "hf")
     data = load_data(tmp_path / "bytes" / "tokenizer.json")
     assert data.merges == [] and len(data.vocab) == 257 and data.special_tokens == {EOT: 256}
 
@@ -531,10 +532,10 @@ def test_save_in_each_format_reloads_in_its_own_library(qtbot, window, tmp_path)
     ours = Tokenizer(result.vocab, result.merges, [EOT])
     text = corpus_text()[:2000] + EOT + " after"
     expected = ours.encode(text)
-    assert window.save_tokenizer(tmp_path / "hf", "hf")
+    assert save_and_wait(qtbot, window, tmp_path / "hf", "hf")
     hf = HfTokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
     assert hf.encode(text).ids == expected
-    assert window.save_tokenizer(tmp_path / "tt", "tiktoken")
+    assert save_and_wait(qtbot, window, tmp_path / "tt", "tiktoken")
     meta = json.loads((tmp_path / "tt" / "tokenizer.tiktoken.json").read_text(encoding="utf-8"))
     ranks = {}
     for line in (tmp_path / "tt" / "tokenizer.tiktoken").read_text(encoding="ascii").splitlines():
@@ -553,14 +554,14 @@ def test_a_failed_train_keeps_the_trained_tokenizer_and_its_pattern(qtbot, windo
     window.panel.pattern_choice.set_pattern("cl100k")
     first = train_in_window(qtbot, window, DEMO_CORPUS, 300)
     # Saved, so opening another corpus keeps it on screen (unsaved, it would be discarded).
-    assert window.save_tokenizer(tmp_path / "first", "hf")  # GPT-2 files hold no pattern
+    assert save_and_wait(qtbot, window, tmp_path / "first", "hf")  # GPT-2 files hold no pattern
     window.panel.pattern_choice.set_pattern("gpt2")
     binary = bad_after_probe(tmp_path / "binary.txt", b"\x00\xff\xfe" * 100)
     assert train_in_window(qtbot, window, binary, 300) is None
     assert window.state.result is first and window.state.phase is Phase.FINISHED
     assert window.merge_list.model.rowCount() == len(first.merges)
     # Saved with the pattern it was trained with, not the failed Train's.
-    assert window.save_tokenizer(tmp_path / "hf", "hf")
+    assert save_and_wait(qtbot, window, tmp_path / "hf", "hf")
     assert Tokenizer.from_hf(tmp_path / "hf" / "tokenizer.json").pattern_name == "cl100k"
 
 

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from gui_helpers import EOT, FIXTURES, bad_after_probe, train_in_window, wait_for_spans
+from gui_helpers import (
+    EOT,
+    FIXTURES,
+    bad_after_probe,
+    save_and_wait,
+    train_in_window,
+    wait_for_spans,
+)
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QMessageBox
@@ -105,10 +112,10 @@ def test_unwritable_save_path(qtbot, window, tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")
     target = blocker / "tokenizer"
-    assert not window.save_tokenizer(target)
+    assert not save_and_wait(qtbot, window, target)
     text = _dialog_text(window)
     assert str(target) in text
-    assert window.save_tokenizer(tmp_path / "ok")  # and a good path still works
+    assert save_and_wait(qtbot, window, tmp_path / "ok")  # and a good path still works
     assert (tmp_path / "ok" / "vocab.json").exists() and (tmp_path / "ok" / "merges.txt").exists()
 
 
@@ -231,7 +238,7 @@ def test_a_save_that_fails_leaves_no_folder_it_made(qtbot, window, tmp_path, mon
     train_in_window(qtbot, window, DEMO_CORPUS, 300)
     monkeypatch.setattr(gpt2, "atomic_write_all", full)
     new = tmp_path / "new" / "tokenizer"
-    assert not window.save_tokenizer(new, "gpt2")
+    assert not save_and_wait(qtbot, window, new, "gpt2")
     text = _dialog_text(window)
     assert "No space left on device" in text
     assert f"{new / 'vocab.json'}: No space left" in text  # the file, not only its folder
@@ -239,5 +246,5 @@ def test_a_save_that_fails_leaves_no_folder_it_made(qtbot, window, tmp_path, mon
     window.error_box.close()
     there = tmp_path / "there"
     there.mkdir()
-    assert not window.save_tokenizer(there, "gpt2")
+    assert not save_and_wait(qtbot, window, there, "gpt2")
     assert there.is_dir()  # a folder the user had stays

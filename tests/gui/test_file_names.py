@@ -9,7 +9,7 @@ import json
 
 import pytest
 from foreign_files import llama3_style, sentencepiece_bpe
-from gui_helpers import wait_for_spans
+from gui_helpers import save_and_wait, wait_for_spans
 from hub_snapshot import add_snapshot, offline_hub
 
 from bpe_studio.core.explain.report import report_csv
@@ -142,7 +142,7 @@ def test_a_saved_folder_and_the_file_in_it_are_one_tokenizer_of_one_name(qtbot, 
 
     train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)
     folder = tmp_path / "stories-1k"
-    assert window.save_tokenizer(folder, "hf")
+    assert save_and_wait(qtbot, window, folder, "hf")
     for path in (folder, folder / "tokenizer.json"):
         with qtbot.waitSignal(window.controller.load_finished, timeout=60_000) as loaded:
             assert window.open_file(path)

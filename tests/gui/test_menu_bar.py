@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gui_helpers import FIXTURES, train_in_window
+from gui_helpers import FIXTURES, save_ended, train_in_window
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QKeySequence, QScreen
 from PySide6.QtWidgets import QApplication, QFileDialog, QTableWidget
@@ -130,16 +130,20 @@ def test_a_folder_a_save_failed_in_is_not_the_next_dialogs(qtbot, window, asked,
     (failing / "vocab.json").mkdir(parents=True)  # the save cannot write its vocab.json
     answers.append(str(failing))
     window.menus.save_action.trigger()
+    save_ended(qtbot, window)
     assert window.last_error is not None and str(failing) in window.last_error
     window.error_box.close()
     window.menus.save_action.trigger()  # cancelled (no answer)
+    save_ended(qtbot, window)
     assert Path(seen[-1]) == mine.parent
     out = tmp_path / "out"
     out.mkdir()
     answers.append(str(out))
     window.menus.save_action.trigger()
+    save_ended(qtbot, window)
     assert (out / "vocab.json").is_file()
     window.menus.save_action.trigger()  # cancelled
+    save_ended(qtbot, window)
     assert Path(seen[-1]) == out
 
 
@@ -158,20 +162,24 @@ def test_ctrl_s_saves_in_the_format_saved_last_not_one_that_failed(qtbot, window
     out.mkdir()
     answers.append(str(out))
     window.menus.save("hf")
+    save_ended(qtbot, window)
     assert (out / "tokenizer.json").is_file()
     failing = tmp_path / "failing"
     (failing / "tokenizer.tiktoken").mkdir(parents=True)  # the save cannot write it
     answers.append(str(failing))
     window.menus.save("tiktoken")
+    save_ended(qtbot, window)
     assert window.last_error is not None and str(failing) in window.last_error
     window.error_box.close()
     window.menus.save("gpt2")  # cancelled (no answer)
+    save_ended(qtbot, window)
     assert last_save_format(SAVE_FORMATS) == "hf"
     assert "Hugging Face" in window.menus.save_action.text()
     again = tmp_path / "again"
     again.mkdir()
     answers.append(str(again))
     window.menus.save_action.trigger()  # Ctrl+S
+    save_ended(qtbot, window)
     assert [p.name for p in again.iterdir()] == ["tokenizer.json"]
 
 

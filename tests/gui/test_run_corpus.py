@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from gui_helpers import EOT, FIXTURES, bad_after_probe, train_in_window
+from gui_helpers import EOT, FIXTURES, bad_after_probe, save_and_wait, train_in_window
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.curves import IN_SAMPLE
@@ -47,7 +47,8 @@ def test_the_in_sample_curve_stays_the_runs_own_after_a_train_that_learns_nothin
     qtbot, window, tmp_path, how
 ):
     result = train_in_window(qtbot, window, TINY, 400)
-    assert window.save_tokenizer(tmp_path, "gpt2")  # saved: the next Train keeps it to restore
+    # Saved: the next Train keeps it to restore.
+    assert save_and_wait(qtbot, window, tmp_path, "gpt2")
     window.last_error = None
     other = other_corpus(tmp_path) if how == "stopped" else bad_after_probe(tmp_path / "o.txt")
     nothing_learned_on(qtbot, window, other, how)
@@ -70,7 +71,7 @@ def test_the_labs_runs_corpus_is_the_one_it_trained_on_and_the_opened_one_is_its
     qtbot, window, tmp_path
 ):
     train_in_window(qtbot, window, TINY, 400)
-    assert window.save_tokenizer(tmp_path, "gpt2")  # kept when another corpus is opened
+    assert save_and_wait(qtbot, window, tmp_path, "gpt2")  # kept when another corpus is opened
     lab = window.lab
     window.tabs.setCurrentWidget(lab)
     box, view = lab.corpus_box, lab.corpus_box.view()
@@ -118,7 +119,7 @@ def test_with_a_loaded_tokenizer_or_no_run_no_corpus_is_the_runs(qtbot, window, 
     rightly drew no in-sample curve); after a Discard too."""
     german = FIXTURES / "german.txt"
     train_in_window(qtbot, window, TINY, 400)
-    assert window.save_tokenizer(tmp_path, "gpt2")  # kept when another corpus is opened
+    assert save_and_wait(qtbot, window, tmp_path, "gpt2")  # kept when another corpus is opened
     lab = window.lab
     window.tabs.setCurrentWidget(lab)
     box = lab.corpus_box

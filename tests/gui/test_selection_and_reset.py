@@ -7,7 +7,7 @@ against what the views computed.
 
 from __future__ import annotations
 
-from gui_helpers import EOT, FIXTURES, train_in_window, wait_for_spans
+from gui_helpers import EOT, FIXTURES, save_and_wait, train_in_window, wait_for_spans
 from PySide6.QtCore import Qt
 
 from bpe_studio.core import Tokenizer
@@ -141,7 +141,7 @@ def test_a_loaded_tiktoken_file_replaces_every_view_of_the_run(qtbot, window, tm
     window.timeline.select_step(100)
     assert "100" in window.chart.decay_plot.titleLabel.text
     assert window.chart.cursor_step() == 100
-    assert window.save_tokenizer(tmp_path, "tiktoken")
+    assert save_and_wait(qtbot, window, tmp_path, "tiktoken")
     rank_file = next(tmp_path.glob("*.tiktoken"))
     qtbot.waitUntil(
         lambda: all(

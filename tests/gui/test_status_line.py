@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gui_helpers import train_in_window
+from gui_helpers import save_and_wait, train_in_window
 
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.model.state import Phase, RunSettings, RunState, TrainingResult
@@ -161,7 +161,7 @@ def test_a_refused_corpus_is_the_news_after_a_failed_load(qtbot, window, tmp_pat
 
 def test_a_notice_ends_with_the_next_action(qtbot, window, tmp_path):
     train_in_window(qtbot, window, DEMO_CORPUS, 300)
-    assert window.save_tokenizer(tmp_path)
+    assert save_and_wait(qtbot, window, tmp_path)
     # The names first: a narrow window cuts the line's end, which held them after the folder.
     saved = f"Saved vocab.json and merges.txt in {tmp_path}"
     assert window.statusBar().currentMessage() == saved

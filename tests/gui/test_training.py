@@ -10,6 +10,7 @@ from gui_helpers import (
     drop_event,
     held_in_compile,
     paused_in_window,
+    save_and_wait,
     train_in_window,
     wait_for_spans,
 )
@@ -193,7 +194,7 @@ def test_pause_resume_and_stop_midway(qtbot, window, tmp_path):
     assert state.phase is Phase.STOPPED and "Stopped" in window.panel.status.text()
 
     # A stopped run saves the merges made so far, in GPT-2 format.
-    assert window.save_tokenizer(tmp_path)
+    assert save_and_wait(qtbot, window, tmp_path)
     saved = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
     assert saved.merges == result.merges
 

@@ -12,7 +12,14 @@ import threading
 
 import pytest
 from foreign_files import LLAMA3_REGEX
-from gui_helpers import EOT, FIXTURES, paused_in_window, train_in_window, wait_for_spans
+from gui_helpers import (
+    EOT,
+    FIXTURES,
+    paused_in_window,
+    save_and_wait,
+    train_in_window,
+    wait_for_spans,
+)
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.formats.gpt2 import bytes_to_unicode
@@ -235,7 +242,7 @@ def test_a_run_discarded_to_train_never_comes_back(qtbot, window):
 
 def test_a_saved_run_comes_back_when_the_next_train_learns_nothing(qtbot, window, tmp_path):
     old = train_in_window(qtbot, window, TINY, 400)
-    assert window.save_tokenizer(tmp_path, "gpt2")
+    assert save_and_wait(qtbot, window, tmp_path, "gpt2")
     assert window.start_training()  # nothing to discard: it is saved
     session = window.controller.session
     window.stop_training()
@@ -247,7 +254,7 @@ def test_a_saved_run_comes_back_when_the_next_train_learns_nothing(qtbot, window
 
 def test_saved_ends_when_the_run_learns_more(qtbot, window, tmp_path):
     session = paused_in_window(qtbot, window, SLICE, 3000, 300, workers=1)
-    assert window.save_tokenizer(tmp_path, "gpt2")
+    assert save_and_wait(qtbot, window, tmp_path, "gpt2")
     assert window.statusBar().currentMessage().startswith("Saved ")
     session.pause_after(600)
     window.toggle_pause()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from types import SimpleNamespace
 
-from gui_helpers import FIXTURES, bad_after_probe, paused_in_window
+from gui_helpers import FIXTURES, bad_after_probe, paused_in_window, save_and_wait
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.saving import gpt2_problem
@@ -122,11 +122,11 @@ def test_save_refuses_gpt2_files_that_would_not_load_back(qtbot, window, tmp_pat
     qtbot.waitUntil(lambda: window.state.phase is Phase.STOPPED, timeout=30_000)
     messages: list[tuple[str, str]] = []
     window.controller.error.connect(lambda title, message: messages.append((title, message)))
-    assert not window.save_tokenizer(tmp_path / "gpt2", "gpt2")
+    assert not save_and_wait(qtbot, window, tmp_path / "gpt2", "gpt2")
     assert not (tmp_path / "gpt2").exists()
     assert messages[-1][0] == "Cannot save as GPT-2 files"
     assert "they hold no pattern (this tokenizer splits text with cl100k)" in messages[-1][1]
-    assert window.save_tokenizer(tmp_path / "hf", "hf")  # which holds the pattern
+    assert save_and_wait(qtbot, window, tmp_path / "hf", "hf")  # which holds the pattern
     data = window.controller.saveable_data()
     assert data is not None
     unusual = replace(data, pattern="gpt2", special_tokens={"my special": 256})
@@ -175,10 +175,10 @@ def test_a_run_no_other_format_holds_can_still_be_saved_as_gpt2_files(qtbot, win
     assert "Save GPT-2 files anyway?" in problem.message
     asked: list[str] = []
     window.controller.confirm = lambda title, question: asked.append(title) or False
-    assert not window.save_tokenizer(tmp_path / "no", "gpt2")
+    assert not save_and_wait(qtbot, window, tmp_path / "no", "gpt2")
     assert asked == ["Save as GPT-2 files?"] and not (tmp_path / "no").exists()
     window.controller.confirm = lambda title, question: True
-    assert window.save_tokenizer(tmp_path / "gpt2", "gpt2")
+    assert save_and_wait(qtbot, window, tmp_path / "gpt2", "gpt2")
     back = Tokenizer.from_files(
         tmp_path / "gpt2" / "vocab.json",
         tmp_path / "gpt2" / "merges.txt",
@@ -198,13 +198,13 @@ def test_a_pattern_tokenizer_json_would_drop_text_for_is_asked_about(qtbot, wind
     qtbot.waitUntil(lambda: window.state.phase is Phase.STOPPED, timeout=30_000)
     asked: list[tuple[str, str]] = []
     window.controller.confirm = lambda title, question: asked.append((title, question)) or False
-    assert not window.save_tokenizer(tmp_path / "no", "hf")
+    assert not save_and_wait(qtbot, window, tmp_path / "no", "hf")
     ((title, question),) = asked
     assert title == "Save as tokenizer.json?" and "leaves text such as '中' unmatched" in question
     assert not (tmp_path / "no").exists()
-    assert window.save_tokenizer(tmp_path / "tt", "tiktoken") and len(asked) == 1
+    assert save_and_wait(qtbot, window, tmp_path / "tt", "tiktoken") and len(asked) == 1
     window.controller.confirm = lambda title, question: True
-    assert window.save_tokenizer(tmp_path / "hf", "hf")
+    assert save_and_wait(qtbot, window, tmp_path / "hf", "hf")
     assert "drops text such as '中'" in Tokenizer.load(tmp_path / "hf" / "tokenizer.json").notes[0]
 
 
@@ -222,16 +222,16 @@ def test_what_tiktoken_files_lose_of_a_loaded_file_is_asked_about(qtbot, window,
     assert blocker.args == [True], window.last_error
     asked: list[tuple[str, str]] = []
     window.ask = lambda title, question: asked.append((title, question)) or False
-    assert not window.save_tokenizer(tmp_path / "no", "tiktoken")
+    assert not save_and_wait(qtbot, window, tmp_path / "no", "tiktoken")
     ((title, question),) = asked
     assert title == "Save as tiktoken files?"
     assert "hold no post-processor template ('<|begin_of_text|> $A')" in question
     assert not (tmp_path / "no").exists()
-    assert window.save_tokenizer(tmp_path / "hf", "hf") and len(asked) == 1  # it holds it
+    assert save_and_wait(qtbot, window, tmp_path / "hf", "hf") and len(asked) == 1  # it holds it
     hf = Tokenizer.load(tmp_path / "hf" / "tokenizer.json")
     assert hf.encode("Hi", add_special_tokens=True) == oracle.encode("Hi").ids
     window.ask = lambda title, question: True
-    assert window.save_tokenizer(tmp_path / "tt", "tiktoken")
+    assert save_and_wait(qtbot, window, tmp_path / "tt", "tiktoken")
     saved = Tokenizer.load(tmp_path / "tt" / "tokenizer.tiktoken")
     plain = oracle.encode("Hi", add_special_tokens=False).ids
     assert saved.encode("Hi", add_special_tokens=True) == plain  # what the question said
@@ -255,19 +255,19 @@ def test_saving_beside_another_tokenizer_asks_first(qtbot, window, tmp_path):
         return lambda title, question: asked.append((title, question)) or yes
 
     window.controller.confirm = answer(True)
-    assert window.save_tokenizer(folder, "hf") and asked == []
+    assert save_and_wait(qtbot, window, folder, "hf") and asked == []
     window.controller.confirm = answer(False)
-    assert not window.save_tokenizer(folder, "gpt2")
+    assert not save_and_wait(qtbot, window, folder, "gpt2")
     ((title, question),) = asked
     assert title == "Save beside another tokenizer?"
     assert "(tokenizer.json)" in question and str(folder) in question
     assert sorted(p.name for p in folder.iterdir()) == ["tokenizer.json"]
     asked.clear()
     window.controller.confirm = answer(True)
-    assert window.save_tokenizer(folder, "gpt2")
+    assert save_and_wait(qtbot, window, folder, "gpt2")
     assert [t for t, _ in asked] == ["Save beside another tokenizer?"]
     assert sorted(p.name for p in tokenizers_in(folder)) == ["tokenizer.json", "vocab.json"]
     asked.clear()
     window.controller.confirm = answer(False)
-    assert not window.save_tokenizer(folder, "gpt2")  # the same format: replacing is asked
+    assert not save_and_wait(qtbot, window, folder, "gpt2")  # the same format: replacing is asked
     assert [t for t, _ in asked] == ["Replace files?"]

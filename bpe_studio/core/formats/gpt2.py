@@ -8,7 +8,6 @@ of a tokenizer saved so (:func:`misread`).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -26,6 +25,7 @@ from .base.byte_chars import encode_token as encode_token
 from .base.byte_chars import unicode_to_bytes as unicode_to_bytes
 from .base.data import check_id_range
 from .base.json_errors import not_utf8, parse_json
+from .base.json_writing import dumps_in_slices
 
 MERGES_HEADER = "#version: 0.2"
 # How much of a file's start tells a vocabulary from a tokenizer.json (its first entry).
@@ -228,7 +228,7 @@ def save_files(
                 f"the same bytes {tok!r}, which vocab.json (one id per token) cannot hold "
                 f"({_why_twice(tok, merges, elsewhere(), not {obj[text], idx}.isdisjoint(apart))})"
             )
-    vocab_text = json.dumps(obj, ensure_ascii=False, indent=0) + "\n"
+    vocab_text = dumps_in_slices(obj, indent=0) + "\n"  # json.dumps' text, in slices
     lines = [MERGES_HEADER] + [f"{encode_token(a)} {encode_token(b)}" for a, b in merges]
     merges_text = "\n".join(lines) + "\n"
     with output_folder(directory) as out:

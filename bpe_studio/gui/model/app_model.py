@@ -40,7 +40,7 @@ from .file_versions import read_again
 from .panes import PaneChoice, PaneChoices
 from .run_tokenizer import run_tokenizer_at
 from .saving import unsaved_merges
-from .state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
+from .state import LoadedTokenizer, Phase, RunSettings, RunState, SaveNews, TrainingResult
 from .tokenizer_source import TokenizerSource
 from .vocab_lab import VocabLab
 
@@ -133,6 +133,9 @@ class AppModel:
             text_field=s.text_field,
             picked=s.picked,
             replaying=s.replaying,  # a replay under way hears of the reset and ends it
+            # A save under way writes a copy made before it started: it ends as it would
+            # have, whatever becomes of the run (what it marks saved is keyed by run id).
+            saving=s.saving,
             run_id=next(self._run_ids),
         )
         for f in dataclasses.fields(RunState):
@@ -476,6 +479,11 @@ class AppModel:
         return self._editor_series.points(self.state.run_id, self.editor_text)
 
     # ------------------------------------------------------ saving, news
+    def set_saving(self, news: SaveNews | None) -> None:
+        """A Save is under way (``news``: its files, its folder once chosen), or none."""
+        self.state.saving = news
+        self.updated.emit()
+
     def mark_saved(self, merges: int) -> None:
         """A Save wrote the run's first ``merges`` merges to files."""
         self.state.saved_merges = max(self.state.saved_merges, merges)

@@ -4,10 +4,11 @@ What it does: :func:`saveable_merges` says how many merges Save would write now 
 tokenizer's, a finished or stopped run's, a paused run's so far; 0: nothing to save, Save is
 off; a run asked for no merge, :func:`byte_level`, is a tokenizer to save all the same);
 :func:`data_to_save` builds those files' contents; :func:`gpt2_problem` says why GPT-2
-files would not bring a tokenizer back; :func:`unsaved_merges` says how many merges of the
-run on screen no file holds yet (Train, Load, a new corpus and closing the window ask
-before dropping them), and :func:`unsaved_words` says so in those questions. Every part of
-the app asks here.
+files would not bring a tokenizer back; :func:`check_save` what a Save in a format refuses or
+asks about before it writes (slow on a large tokenizer: the app runs it off the GUI thread);
+:func:`unsaved_merges` says how many merges of the run on screen no file holds yet (Train,
+Load, a new corpus and closing the window ask before dropping them), and
+:func:`unsaved_words` says so in those questions. Every part of the app asks here.
 What it leaves out: writing the files (``core.formats.files.save_data``), asking the user
 (the controller and the window).
 """
@@ -17,16 +18,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...core.formats.base.data import TokenizerData
-from ...core.formats.files import gpt2_loss_report, holding_formats
+from ...core.formats.files import format_problem, gpt2_loss_report, holding_formats, save_losses
 from ...core.train.vocab import BYTE_TOKENS
 from .run_tokenizer import run_data_at
 from .state import Phase, RunState
 
+# What the questions call each format's files.
+FILES_NAMED = {"gpt2": "GPT-2 files", "hf": "tokenizer.json", "tiktoken": "tiktoken files"}
+
 
 def saveable_merges(state: RunState) -> int:
     """How many merges Save would write now; 0 when it has nothing to write (no tokenizer,
-    no merge learned, a run still going and not paused, a load or a stop under way)."""
-    if state.loading is not None or state.stopping:
+    no merge learned, a run still going and not paused, a load, a stop or a save under
+    way)."""
+    if state.loading is not None or state.stopping or state.saving is not None:
         return 0
     if state.loaded is not None:
         return max(len(state.loaded.merge_rows), 1)  # a file with no merge is still a tokenizer
@@ -84,8 +89,7 @@ def gpt2_problem(data: TokenizerData) -> Gpt2Problem | None:
     lost, namable = gpt2_loss_report(data)
     if not lost:
         return None
-    names = {"hf": "tokenizer.json", "tiktoken": "tiktoken files"}
-    holders = [names[f] for f in holding_formats(data)]
+    holders = [FILES_NAMED[f] for f in holding_formats(data)]
     said = (
         f"GPT-2 files (vocab.json + merges.txt) cannot hold this tokenizer: they "
         f"{'; they '.join(lost)}. Loaded again, it would encode text differently."
@@ -104,6 +108,40 @@ def gpt2_problem(data: TokenizerData) -> Gpt2Problem | None:
         )
     holds = "hold both." if len(holders) == 2 else "holds them."
     return Gpt2Problem(f"{said}\n\nSave it as {' or '.join(holders)}, which {holds}", False)
+
+
+@dataclass(frozen=True)
+class SaveCheck:
+    """What Save in a format has to say before it writes, whatever the folder: why it
+    refuses (``refusal``: the title and message of the error shown instead), the GPT-2
+    files' problem it asks about (``gpt2``, only-way), and what the files lose
+    (``losses``, asked about at once)."""
+
+    refusal: tuple[str, str] | None = None
+    gpt2: Gpt2Problem | None = None
+    losses: tuple[str, ...] = ()
+
+
+def check_save(data: TokenizerData, format: str) -> SaveCheck:
+    """What saving ``data`` in ``format`` has to say first (:class:`SaveCheck`). Slow on a
+    large tokenizer (o200k_base: about a second, docs/responsiveness.md), so the app runs it
+    off the GUI thread, before the folder dialog."""
+    if format == "gpt2":
+        problem = gpt2_problem(data)
+        if problem is not None and not problem.only_way:
+            return SaveCheck(refusal=("Cannot save as GPT-2 files", problem.message))
+        return SaveCheck(gpt2=problem)
+    # A pattern or a special token the format cannot say is refused by the writer whatever
+    # the vocabulary: said here, before a folder is asked for, where the writer said it
+    # only once the user had chosen one.
+    named = FILES_NAMED[format]
+    problem_words = format_problem(format, data.pattern, list(data.special_tokens))
+    if problem_words is not None:
+        others = [FILES_NAMED[f] for f in holding_formats(data) if f != format]
+        remedy = f"Save it as {' or '.join(others)}." if others else ""
+        message = f"{named} cannot hold this tokenizer: {problem_words}."
+        return SaveCheck(refusal=(f"Cannot save as {named}", f"{message}\n\n{remedy}".strip()))
+    return SaveCheck(losses=tuple(save_losses(data, format)))
 
 
 def unsaved_merges(state: RunState) -> int:

@@ -116,6 +116,16 @@ def vocab_rows(
     return rows
 
 
+@dataclass(frozen=True, slots=True)
+class SaveNews:
+    """A Save under way, as the status line says it: the files it writes ("tokenizer.json")
+    and the folder it writes them into (None while it is getting ready, before the folder
+    is chosen)."""
+
+    files: str
+    folder: Path | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class LoadedTokenizer:
     """A tokenizer read from files, with the rows the tables show (prepared off the GUI
@@ -225,6 +235,9 @@ class RunState:
     error: str | None = None  # the last failure, as shown to the user
     loading: tuple[Path, Path] | None = None  # vocab and merges files being read
     load_error: str | None = None  # the last load failed (the run on screen is kept)
+    # A Save under way (:class:`SaveNews`: its files, and its folder once chosen): nothing
+    # else starts meanwhile, and the status line says so. None: no save.
+    saving: SaveNews | None = None
     # Which run this is: a new number for every run, loaded tokenizer or discard (the app
     # model's counter), so a background result or an editor curve computed for another run
     # is told apart (``AppModel.run_id``).

@@ -213,6 +213,11 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
     """The status line for the state: the run's progress, its outcome, or what was loaded.
     ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news).
     While a replay animates an ended run, the line says so (the outcome comes back after)."""
+    if state.saving is not None:
+        news = state.saving
+        if news.folder is None:
+            return f"Getting ready to save {news.files}…"
+        return f"Saving {news.files} into {news.folder}…"
     phase = state.phase
     if state.replaying and not phase.training and not new_corpus:
         result = state.result

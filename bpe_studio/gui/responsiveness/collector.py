@@ -4,8 +4,9 @@ what a loaded tokenizer leaves alive.
 What it does: :class:`TrainingMode` pauses the collector for a run (and shortens the GIL switch
 interval, ``gil_switches``); :func:`collect_on_gui_thread` turns automatic collection off and
 installs a :class:`GuiThreadCollector`, which makes the collections Python would have made, on
-the GUI thread, on a timer, except while a run trains; :func:`keep_out_of_collections` moves
-every object alive now out of the collector's full passes; :func:`free_when_deleted` lets a
+the GUI thread, on a timer, except while a run trains or a save holds them
+(:func:`hold_collections`); :func:`keep_out_of_collections` moves every object alive now out
+of the collector's full passes; :func:`free_when_deleted` lets a
 deleted window's objects go without one (what was frozen is freed only by reference counts).
 What it leaves out: freeing the trainer's state in slices (the core's ``BpeTrainer.close``).
 """
@@ -24,6 +25,7 @@ from .gil_switches import restore_switches, shorten_switches
 COLLECT_INTERVAL_MS = 500  # how often the GUI thread runs the collections that are due
 
 _training_runs = 0  # TrainingModes entered and not left: the collector waits meanwhile
+_held = 0  # hold_collections() not yet released: the collector waits meanwhile too
 
 
 class TrainingMode:
@@ -55,6 +57,25 @@ class TrainingMode:
         if self._gc_was_enabled:
             gc.enable()
         restore_switches()
+
+
+def hold_collections() -> None:
+    """Background work that makes many containers and frees them all by reference counts
+    when it ends (a save: o200k's tokenizer.json object and the checks' copies) starts: the
+    GUI thread's collections wait until :func:`release_collections` (call both on the GUI
+    thread).
+
+    subtle: collected meanwhile, every pass over the young generation walked the job's
+    hundreds of thousands of new containers (still alive, so each pass found nothing):
+    20-120 ms on the GUI thread, every half second, while o200k was saved."""
+    global _held
+    _held += 1
+
+
+def release_collections() -> None:
+    """End a :func:`hold_collections`."""
+    global _held
+    _held = max(0, _held - 1)
 
 
 def keep_out_of_collections() -> None:
@@ -134,7 +155,7 @@ class GuiThreadCollector(QObject):
     Qt's connection lock and then waits for the GIL, while the GUI thread, holding the GIL,
     waits for that lock. A deadlock, seen in the test suite; collecting only here avoids it.
     Collections are skipped while a run trains (:class:`TrainingMode` pauses them, as it
-    does the automatic ones)."""
+    does the automatic ones) and while :func:`hold_collections` holds them."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -147,7 +168,7 @@ class GuiThreadCollector(QObject):
     @Slot()
     def collect(self) -> None:
         """The collections Python would have made by now (by generation thresholds)."""
-        if _training_runs:
+        if _training_runs or _held:
             return
         t0, t1, t2 = gc.get_threshold()
         c0, c1, c2 = gc.get_count()

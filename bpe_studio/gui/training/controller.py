@@ -24,23 +24,13 @@ from __future__ import annotations
 import copy
 import os
 import time
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ...core.corpus.sources import check_corpus_path, is_glob_or_url
 from ...core.formats.base.data import TokenizerData
-from ...core.formats.files import (
-    DEFAULT_NAME,
-    LossyFormatWarning,
-    save_data,
-    save_losses,
-    tokenizers_in,
-)
-from ...core.formats.tiktoken import sidecar_name
-from ...core.io.atomic import output_folder
 from ...core.io.worker_memory import give_back_freed_memory
 from ...core.train.vocab import initial_vocab
 from ..jobs.loader import OfferedTokenizer, TokenizerLoader
@@ -54,43 +44,29 @@ from ..model.corpus_source import (
 )
 from ..model.errors import describe_error, on_one_line
 from ..model.run_tokenizer import run_tokenizer_at, training_label
-from ..model.saving import data_to_save, gpt2_problem, saveable_merges, unsaved_words
+from ..model.saving import data_to_save, saveable_merges, unsaved_words
 from ..model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from ..model.status import nothing_learned
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness import frame_budget
 from ..responsiveness.collector import keep_out_of_collections
 from ..responsiveness.trainer_hold import GuiTurn
+from .save_flow import SaveFlow
 from .session import TrainingSession
 
-# The files Save writes in each format (Tokenizer.save / core.tokenizer_files.save_data).
-SAVED_FILES: dict[str, tuple[str, ...]] = {
-    "gpt2": ("vocab.json", "merges.txt"),
-    "hf": ("tokenizer.json",),
-    "tiktoken": (f"{DEFAULT_NAME}.tiktoken", sidecar_name(DEFAULT_NAME)),
-}
 # What closing with unsaved merges may do (``Controller.ask_close``'s answers).
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
 # After the core's "is a directory" for a folder opened as the corpus: what opens its files.
 _FOLDER_HINT = ": open the text files in it, or give Glob or URL… a pattern such as {}"
 
 
-def saved_notice(written: Sequence[Path]) -> str:
-    """What the status bar says of a save: the files' names, then their folder (a line cut
-    at its end by a narrow window kept a long folder and lost the names).
-
-    >>> saved_notice([Path("/a/b/vocab.json"), Path("/a/b/merges.txt")])
-    'Saved vocab.json and merges.txt in /a/b'
-    """
-    folders = {p.parent for p in written}
-    if len(folders) != 1:
-        return f"Saved {' and '.join(map(str, written))}"
-    return f"Saved {' and '.join(p.name for p in written)} in {folders.pop()}"
-
-
 class Controller(QObject):
     error = Signal(str, str)  # title, message (plain text)
     load_finished = Signal(bool)  # a load() ended: loaded, or failed (error was emitted)
+    # A save() started ended: written, or not (refused, cancelled, or failed: error said why).
+    save_finished = Signal(bool)
+    # A save the window waited for to close has been written: close it now (see may_close).
+    close_ready = Signal()
 
     def __init__(self, hub: AppModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -118,6 +94,16 @@ class Controller(QObject):
         # CANCEL.
         self.ask_records: Callable[[str, str], str] = lambda title, question: CANCEL
         self.choose_save: Callable[[], tuple[str, str] | None] = lambda: None
+        # Told of a save that the user chose (a menu's, closing's) once it is written: its
+        # folder and format, which the next save dialog and Ctrl+S start from.
+        self.remember_save: Callable[[Path, str], None] = lambda folder, fmt: None
+        self.saver = SaveFlow(self.hub, lambda title, question: self.confirm(title, question), self)
+        self.saver.error.connect(self.error)
+        self.saver.finished.connect(self._on_save_finished)
+        # A close waiting for the save under way: None (none), or whether the run was paused
+        # for the close's question (resumed if the save fails: the window stays).
+        self._close_after_save: bool | None = None
+        self._save_lets_close = False  # the save closing's question asked for was written
         # subtle: the rebuild is its own turn of the event loop, after the frame that asked for
         # it and its repaint: inside the frame, the editor, the explanation pages and their jobs
         # reacting to a new tokenizer would run with the trainer held, and the span job started
@@ -135,8 +121,13 @@ class Controller(QObject):
 
     @property
     def busy(self) -> bool:
-        """Training or loading: nothing else may start."""
-        return self.training or self.loader.busy
+        """Training, loading or saving: nothing else may start."""
+        return self.training or self.loader.busy or self.saver.busy
+
+    @property
+    def saving(self) -> bool:
+        """A save is under way (its check, its questions or its write)."""
+        return self.saver.busy
 
     @property
     def editor_refresh_pending(self) -> bool:
@@ -212,8 +203,10 @@ class Controller(QObject):
     def open_corpus(self, path: str | os.PathLike | list[str]) -> bool:
         """Open a corpus: a text file, or several files, a glob or URLs counted as one
         (compressed files, JSON Lines and Parquet records too)."""
-        if self.training:
-            return False  # Open is off while a run trains or is paused (its corpus is in use)
+        if self.training or self.saving:
+            # Open is off while a run trains or is paused (its corpus is in use), and while a
+            # save is under way (a discard meanwhile would drop the run it writes).
+            return False
         given = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else path
         paths = [p if is_glob_or_url(p) else os.path.abspath(os.path.expanduser(p)) for p in given]
         source, problem = self._corpus_problem(paths)
@@ -359,74 +352,52 @@ class Controller(QObject):
             self.hub.publish()  # the merges recorded so far, shown and saved alike
         return data_to_save(self.hub.state)
 
-    def save(self, directory: str | os.PathLike, format: str = "gpt2") -> bool:
-        """Write the tokenizer on screen into ``directory`` in ``format`` ("gpt2", "hf",
-        "tiktoken"; see ``SAVED_FILES``), each file atomically; files already there are
-        replaced only if :meth:`confirm` says so."""
+    def save(
+        self,
+        directory: str | os.PathLike | None,
+        format: str = "gpt2",
+        *,
+        choose_folder: Callable[[], str | None] | None = None,
+        remember: bool = False,
+    ) -> bool:
+        """Start saving the tokenizer on screen into ``directory`` (or the folder
+        ``choose_folder`` gives, asked once the format's questions are answered) in
+        ``format`` ("gpt2", "hf", "tiktoken"; see ``save_flow.SAVED_FILES``), each file
+        atomically, in the background (``save_flow``); files already there are replaced
+        only if :meth:`confirm` says so. ``remember``: once written, :attr:`remember_save` is told.
+        Returns whether a save started; :attr:`save_finished` says how each started one
+        ended."""
+        if self.saving:
+            self.hub.set_notice("A save is under way: the next one starts once it has ended")
+            return False
         data = self.saveable_data()
         if data is None:
             self.error.emit(
                 "Nothing to save", "Train or load a tokenizer first: no merge has been learned."
             )
             return False
-        problem = gpt2_problem(data) if format == "gpt2" else None
-        if problem is not None and not problem.only_way:
-            self.error.emit("Cannot save as GPT-2 files", problem.message)
-            return False
-        if problem is not None and not self.confirm("Save as GPT-2 files?", problem.message):
-            return False
-        # Every loss the library would warn of, asked about at once (what GPT-2 files lose,
-        # the same losses, is asked above with what loading them back needs).
-        losses = save_losses(data, format) if format != "gpt2" else []
-        files = "tokenizer.json" if format == "hf" else "tiktoken files"
-        if losses and not self.confirm(
-            f"Save as {files}?",
-            f"Saved as {files}, this tokenizer loses what the files cannot say:\n\n"
-            + "\n\n".join(f"• {loss}" for loss in losses)
-            + f"\n\nSave as {files} anyway?",
-        ):
-            return False
-        n = saveable_merges(self.hub.state)
-        target = Path(directory)
-        existing = [target / name for name in SAVED_FILES[format] if (target / name).exists()]
-        if existing and not self.confirm(
-            "Replace files?",
-            f"{', '.join(p.name for p in existing)} already "
-            f"{'exists' if len(existing) == 1 else 'exist'} in {target}.\n\nReplace "
-            f"{'it' if len(existing) == 1 else 'them'}?",
-        ):
-            return False
-        # Another tokenizer left beside this one makes the folder ambiguous: loading it (the
-        # app, `bpe-studio --tokenizer DIR`, Tokenizer.load) then asks for a file by name.
-        replaced = set(SAVED_FILES[format])
-        others = [p.name for p in _tokenizers_in(target) if p.name not in replaced]
-        if others and not self.confirm(
-            "Save beside another tokenizer?",
-            f"{target} already holds another tokenizer ({', '.join(others)}).\n\nWith two "
-            "in it, the folder no longer loads as one tokenizer: each must be loaded by its "
-            f"file's name. Save {SAVED_FILES[format][0]} beside it anyway?",
-        ):
-            return False
-        try:
-            # A save that fails takes the folders it made with it; one the user had stays.
-            with output_folder(target), warnings.catch_warnings():
-                # What the files lose was asked about above.
-                warnings.simplefilter("ignore", LossyFormatWarning)
-                written = save_data(target, data, format)
-        except (OSError, ValueError) as error:
-            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-            # The file the save stopped at (a folder may refuse one file and not the next,
-            # a disk fill up halfway): the folder alone would not say which.
-            failed = error.filename if isinstance(error, OSError) else None
-            self.error.emit(
-                "Could not save tokenizer",
-                f"Could not save the tokenizer to {target}:\n\n"
-                + (f"{failed}: {reason}" if failed else str(reason)),
-            )
-            return False
-        self.hub.mark_saved(n)
-        self.hub.set_notice(saved_notice(written), saved=True)
-        return True
+        return self.saver.start(
+            data,
+            saveable_merges(self.hub.state),
+            format,
+            Path(directory) if directory is not None else None,
+            choose_folder=choose_folder,
+            on_saved=self.remember_save if remember else None,
+        )
+
+    @Slot(bool)
+    def _on_save_finished(self, written: bool) -> None:
+        resume, self._close_after_save = self._close_after_save, None
+        if resume is not None:
+            if written:
+                self._save_lets_close = True
+                self.close_ready.emit()
+            else:
+                # The news said the window would close: it stays (the error, if any, says why).
+                self.hub.set_notice("The window stays open: the save did not write its files")
+                if resume and self.session is not None and self.training:
+                    self.session.resume()  # the run goes on as it was
+        self.save_finished.emit(written)
 
     def load(
         self, vocab_file: Path, merges_file: Path | None = None, pattern: str | None = None
@@ -479,7 +450,20 @@ class Controller(QObject):
     def may_close(self) -> bool:
         """Whether the window may close now: yes when no merge would be lost, else as the user
         answers :attr:`ask_close` (a run still training is paused while asked, and saved as it
-        stands then). Cancel (or a Save that did not happen) keeps the window and the run."""
+        stands then). Cancel (or a Save that did not happen) keeps the window and the run.
+        Save runs in the background: the window stays until it has written, then
+        :attr:`close_ready` asks it to close again, which this lets through (only a save that
+        succeeded lets it close). A close while a save is under way waits for it the same way
+        (a save that fails keeps the window, its error shown)."""
+        if self._save_lets_close:
+            self._save_lets_close = False
+            if self.hub.unsaved == 0:  # nothing was learned past the save meanwhile
+                return True
+        if self.saving:
+            if self._close_after_save is None:
+                self._close_after_save = False
+            self.hub.set_notice("The window closes once the save under way has written")
+            return False
         if self.hub.unsaved == 0 and not self.training:
             return True
         session = self.session
@@ -523,8 +507,11 @@ class Controller(QObject):
         answer = self.ask_close("Save the trained tokenizer?", said)
         if answer == SAVE:
             target = self.choose_save()
-            if target is not None and self.save(*target):
-                return True
+            if target is not None and self.save(*target, remember=True):
+                # The window closes once the files are written (_on_save_finished); the
+                # run holds still meanwhile, and goes on if the save fails.
+                self._close_after_save = paused_here
+                return False
         elif answer == DISCARD:
             return True
         if paused_here and session is not None:
@@ -532,18 +519,10 @@ class Controller(QObject):
         return False
 
     def shutdown(self, *, wait_for_compile: bool = True) -> None:
-        """Stop training and loading, and wait for their threads; a training thread held by
-        the merge engine's first compile only with ``wait_for_compile`` (see
-        :meth:`TrainingSession.shutdown`)."""
+        """Stop training, loading and saving, and wait for their threads (a write under way
+        ends first); a training thread held by the merge engine's first compile only with
+        ``wait_for_compile`` (see :meth:`TrainingSession.shutdown`)."""
         if self.session is not None:
             self.session.shutdown(wait_for_compile=wait_for_compile)
         self.loader.shutdown()
-
-
-def _tokenizers_in(folder: Path) -> list[Path]:
-    """The tokenizers already in ``folder`` (none where it is no folder or cannot be read:
-    the save itself then says why it fails)."""
-    try:
-        return tokenizers_in(folder) if folder.is_dir() else []
-    except OSError:
-        return []
+        self.saver.shutdown()

@@ -360,7 +360,7 @@ class TrainingPanel(QWidget):
         """The inputs' problem in the status line's place while the inputs can be changed
         (while a run trains they are disabled, and the status line says how it goes)."""
         state = self._hub.state if self._hub is not None else None
-        busy = state is not None and (state.phase.training or state.loading is not None)
+        busy = state is not None and (state.phase.training or _io_under_way(state))
         shown = problem is not None and not busy
         self.problem_label.setVisible(shown)
         self.status.setVisible(not shown)
@@ -417,7 +417,7 @@ class TrainingPanel(QWidget):
     def _show_run(self, *_: object) -> None:
         state = self._bound_hub().state
         phase = state.phase
-        busy = phase.training or state.loading is not None
+        busy = phase.training or _io_under_way(state)
         for widget in (
             self.open_button,
             self.vocab_spin,
@@ -451,7 +451,7 @@ class TrainingPanel(QWidget):
         if phase is Phase.PAUSED:
             phase = state.resume_to or Phase.MERGING
         if (
-            state.loading is not None
+            _io_under_way(state)
             or compiling_shown(state)
             or (phase is Phase.PRE_TOKENIZING and 0 < state.bytes_total <= state.bytes_done)
         ):
@@ -487,3 +487,9 @@ class TrainingPanel(QWidget):
                 bar.setFormat(fmt)
         finally:
             bar.setUpdatesEnabled(True)  # schedules the bar's repaint (QWidget.update)
+
+
+def _io_under_way(state: RunState) -> bool:
+    """A tokenizer is being loaded or saved: the controls that start something are off, and
+    the bar is busy (it has no fraction to show)."""
+    return state.loading is not None or state.saving is not None

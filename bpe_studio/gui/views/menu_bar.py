@@ -49,7 +49,9 @@ class MenuHandlers:
     open_glob: Callable[[], None]
     open_heldout: Callable[[], None]
     load_tokenizer: Callable[[], None]
-    save_tokenizer: Callable[[str], bool]  # a format of ``save_formats``; saved?
+    # Save in a format of ``save_formats``, in the background; the window calls
+    # ``note_save_format`` once it has written.
+    save_tokenizer: Callable[[str], bool]
     save_formats: Sequence[tuple[str, str]]  # (menu text, format)
     quit: Callable[[], object]
     set_scheme: Callable[[str], None]
@@ -203,15 +205,16 @@ class AppMenus(QObject):
         return lambda: self.save(fmt)
 
     def save(self, fmt: str) -> None:
-        """Save in ``fmt`` (remembered once saved: Ctrl+S saves in it next time)."""
-        # subtle: not a format whose save was cancelled, refused or failed (GPT-2 files of a
-        # cl100k run, tokenizer.json of a \w pattern): Ctrl+S then asked for it again at
-        # every press, and at the next start, though another format had been saved last.
-        if self.handlers.save_tokenizer(fmt):
-            self.note_save_format(fmt)
+        """Save in ``fmt`` (remembered once written: Ctrl+S saves in it next time)."""
+        self.handlers.save_tokenizer(fmt)
 
     def note_save_format(self, fmt: str) -> None:
-        """Ctrl+S saves in ``fmt`` from now on (a save chosen elsewhere: closing's)."""
+        """Ctrl+S saves in ``fmt`` from now on: a save in it was written (from a menu or
+        closing's question).
+
+        subtle: not a format whose save was cancelled, refused or failed (GPT-2 files of a
+        cl100k run, tokenizer.json of a \\w pattern): Ctrl+S then asked for it again at every
+        press, and at the next start, though another format had been saved last."""
         remember_save_format(fmt)
         self._name_save_action()
 

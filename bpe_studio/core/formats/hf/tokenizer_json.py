@@ -39,6 +39,7 @@ from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.fuzzy import FUZZY_REASON, fuzzy_at
 from ..base.json_errors import read_json
+from ..base.json_writing import dumps_in_slices
 from ..base.lossy import LossyFormatWarning
 from .added_tokens import EmptyAddedToken
 from .kind import (
@@ -1048,7 +1049,7 @@ def write_hf(directory: str | os.PathLike, data: TokenizerData) -> Path:
         obj = _hf_object(data, where)
     except ValueError as e:
         raise ValueError(f"{where}: cannot write this tokenizer: {e}") from None
-    text = json.dumps(obj, ensure_ascii=False) + "\n"
+    text = dumps_in_slices(obj) + "\n"  # json.dumps' text, letting other threads run
     with output_folder(directory) as out:
         atomic_write_bytes(out / "tokenizer.json", text.encode("utf-8"))
     return out / "tokenizer.json"
