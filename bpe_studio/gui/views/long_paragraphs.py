@@ -7,7 +7,7 @@ paint then shaped the whole paragraph again to draw a screenful of it), and show
 scroll bar whenever its text is that long (the bar appearing after the text was laid out
 narrowed the viewport and had the text laid out a second time). Both are set as an edit is
 reported, before the document lays it out. The cost: a long paragraph's glyphs stay in memory
-while it is shown, a few tens of bytes a character.
+while it is shown (docs/responsiveness.md).
 What it leaves out: painting token colours over such a paragraph (:mod:`.block_formats`).
 """
 
