@@ -51,7 +51,7 @@ from ...core.text.display import plural
 from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
 from ..responsiveness.debounce import single_shot
-from .block_formats import BlockFormats, PaintedRange
+from .block_formats import BlockFormats, PaintedRange, draw_long_paragraphs
 from .char_under_point import char_at, visible_units
 from .common import (
     answer_token_tooltip,
@@ -63,6 +63,7 @@ from .common import (
 from .kept_text_edit import KeptTextEdit
 from .lazy_page import LazyPage
 from .line_breaks import LINE_BREAK, draw_line_break
+from .long_paragraphs import ready_for_long_paragraphs
 from .picker import ENCODE_LOCK, Choice, FailedPick, TokenizerPicker, preset_key
 from .theme import colours, muted, themed
 
@@ -249,6 +250,7 @@ class ComparePane(QPlainTextEdit):
         self.comparison: Comparison | None = None
         self.side: Side | None = None
         self._formats = BlockFormats(self)
+        ready_for_long_paragraphs(self)  # it shows the text to compare, one line or not
         # The marks on line breaks shown: (character offset, document position, background).
         self._breaks: list[tuple[int, int, QColor]] = []
         self._repaint = single_shot(self, 0, self.paint_visible)
@@ -418,6 +420,7 @@ class ComparePane(QPlainTextEdit):
             ranges.append(self._range(a, b, fmt))
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        draw_long_paragraphs(self, self._formats)
         super().paintEvent(event)
         if not self._breaks:
             return

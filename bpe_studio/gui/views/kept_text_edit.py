@@ -16,6 +16,7 @@ from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from .kept_breaks import KeptBreaks
+from .long_paragraphs import ready_for_long_paragraphs
 
 
 class KeptTextEdit(QPlainTextEdit):
@@ -27,6 +28,7 @@ class KeptTextEdit(QPlainTextEdit):
         self._setting_text = False
         self.document().contentsChange.connect(self._on_contents_change)
         self.document().undoCommandAdded.connect(self._on_undo_command_added)
+        ready_for_long_paragraphs(self)  # a one-line megabyte is a paste away
 
     def set_text(self, text: str) -> None:
         """Show ``text``; :meth:`text` gives it back exactly."""

@@ -14,8 +14,10 @@ picked (``state.picked``, in full) or else with the run's tokenizer (``state.sho
 first ``state.step`` merges. Tokenizing runs in
 :class:`~bpe_studio.gui.jobs.span_service.SpanService`'s thread, never here, latest request
 winning, and only the visible characters are painted (as the formats of their paragraphs'
-layouts, :mod:`.block_formats`, set again on scroll), so a 1 MB paste, even on one line, costs
-the GUI thread one copy of the text and a screenful of formats.
+layouts, :mod:`.block_formats`, set again on scroll; drawn over a paragraph of many thousand
+characters, whose layout Qt would otherwise redo whole), so a 1 MB paste costs the GUI thread
+one copy of the text, a screenful of colours and Qt's own layout of the text (all of it, for
+a text on one line: :mod:`.long_paragraphs`).
 
 It tokenizes exactly the text it was given: a ``QTextDocument`` turns ``\r\n``, ``\r`` and
 U+2029 into one paragraph break each and drops a leading byte-order mark, so the editor keeps
@@ -60,7 +62,7 @@ from ..model.run_tokenizer import run_tokenizer_at, source_label, training_label
 from ..model.state import Phase, RunState
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
-from .block_formats import BlockFormats, PaintedRange
+from .block_formats import BlockFormats, PaintedRange, draw_long_paragraphs
 from .char_under_point import char_at, glyph_boxes, visible_units
 from .common import (
     answer_token_tooltip,
@@ -307,6 +309,7 @@ class TokenTextEdit(KeptTextEdit):
         return [box for a, b in self._outlines for box in glyph_boxes(self, a, b)]
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        draw_long_paragraphs(self, self._formats)
         super().paintEvent(event)
         if not (self._markers or self._outlines):
             return
