@@ -478,6 +478,11 @@ class Controller(QObject):
             # question was no longer true.
             paused_here = not session.paused
             session.hold_still()
+        if self.hub.unsaved == 0 and self.hub.state.saved_merges > 0:
+            # Every merge learned is in files (paused, then saved): closing stops the run as
+            # Stop does, which asks nothing, and Train and Load then drop it unasked too. It
+            # asked "Training has learned no merge yet", untrue (a task's defect).
+            return True
         if self.hub.unsaved == 0:
             # No merge to lose yet, but a long pre-tokenization (minutes on a large corpus)
             # would be lost to a stray Ctrl+Q (a keyboard audit: the app closed at once).
