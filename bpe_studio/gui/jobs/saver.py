@@ -94,6 +94,11 @@ class TokenizerSaver(QObject):
         else:
             self.written.emit(result)
 
+    def cancel(self) -> None:
+        """Drop the check or write asked for: nothing more arrives until the next one (a
+        write under way still ends, each file atomically)."""
+        self._job.cancel()
+
     def shutdown(self) -> None:
         """Drop what is under way and wait for its thread (closing the window): a write
         under way ends (each file is written atomically), and its news is dropped."""

@@ -453,12 +453,19 @@ class Controller(QObject):
         stands then). Cancel (or a Save that did not happen) keeps the window and the run.
         Save runs in the background: the window stays until it has written, then
         :attr:`close_ready` asks it to close again, which this lets through (only a save that
-        succeeded lets it close). A close while a save is under way waits for it the same way
-        (a save that fails keeps the window, its error shown)."""
+        succeeded lets it close). A close while a save asks or writes waits for it the same
+        way (a save that fails keeps the window, its error shown); one still checking, which
+        has asked nothing, is dropped, and the close asks as if none ran."""
         if self._save_lets_close:
             self._save_lets_close = False
             if self.hub.unsaved == 0:  # nothing was learned past the save meanwhile
                 return True
+        if self.saving and self._close_after_save is None and self.saver.drop_unasked():
+            # subtle: a save that has asked nothing yet (its check still runs) is dropped, and
+            # the close asks as if none had started: waited for, its questions and folder
+            # dialog came after the close, as if the close had asked for them (a task's
+            # defect). The close's own save, asked for by its question, is waited for.
+            self.hub.set_notice("Closing cancelled the save under way, which had written nothing")
         if self.saving:
             if self._close_after_save is None:
                 self._close_after_save = False
@@ -478,6 +485,11 @@ class Controller(QObject):
             # question was no longer true.
             paused_here = not session.paused
             session.hold_still()
+        if self.hub.unsaved == 0 and self.hub.state.saved_merges > 0:
+            # Every merge learned is in files (paused, then saved): closing stops the run as
+            # Stop does, which asks nothing, and Train and Load then drop it unasked too. It
+            # asked "Training has learned no merge yet", untrue (a task's defect).
+            return True
         if self.hub.unsaved == 0:
             # No merge to lose yet, but a long pre-tokenization (minutes on a large corpus)
             # would be lost to a stray Ctrl+Q (a keyboard audit: the app closed at once).

@@ -57,6 +57,7 @@ class _Request:
     folder: Path | None  # None until chosen (``choose_folder``)
     choose_folder: Callable[[], str | None] | None
     on_saved: Callable[[Path, str], None] | None
+    checked: bool = False  # its check has come: from then on it asks, or writes
 
 
 def saved_notice(written: tuple[Path, ...] | list[Path]) -> str:
@@ -125,6 +126,7 @@ class SaveFlow(QObject):
         request = self._request
         if request is None:
             return
+        request.checked = True
         if check.refusal is not None:
             self._end(False, check.refusal)
             return
@@ -142,6 +144,17 @@ class SaveFlow(QObject):
             return
         self.hub.set_saving(SaveNews(_WRITES[request.format], request.folder))
         self._saver.write(request.folder, request.data, request.format)
+
+    def drop_unasked(self) -> bool:
+        """End the save under way if it has asked nothing yet (its check still runs: no
+        question, no folder dialog, nothing written); whether it did. A close drops it to ask
+        its own question, where the save's folder dialog came after the close."""
+        request = self._request
+        if request is None or request.checked:
+            return False
+        self._saver.cancel()  # its check's news, were it to come, is not awaited
+        self._end(False)
+        return True
 
     def _answered(self, check: SaveCheck, request: _Request) -> bool:
         """Whether the user lets the files lose what they lose (asked all at once; what GPT-2
