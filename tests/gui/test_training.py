@@ -257,7 +257,7 @@ def test_a_paused_runs_editor_header_says_it_is_paused(qtbot, window):
 def test_the_editors_tokenizer_during_a_run_is_built_off_the_gui_thread(qtbot, window, monkeypatch):
     # Building it (the vocabulary and merges so far) on the GUI thread made the largest gaps
     # of a run while the trainer ran (docs/responsiveness.md).
-    from bpe_studio.gui.model import run_tokenizer
+    from bpe_studio.gui.model import run_steps
 
     built_in: list[threading.Thread] = []
 
@@ -265,7 +265,8 @@ def test_the_editors_tokenizer_during_a_run_is_built_off_the_gui_thread(qtbot, w
         built_in.append(threading.current_thread())
         return Tokenizer(*args, **kwargs)
 
-    monkeypatch.setattr(run_tokenizer, "Tokenizer", noting_tokenizer)
+    # The run's tokenizer is built once, in run_steps, and each step cut from it.
+    monkeypatch.setattr(run_steps, "Tokenizer", noting_tokenizer)
     session = paused_in_window(qtbot, window, DEMO_CORPUS, 3000, 499)
     label = f"Tokenizer: training, {window.state.published:,} merges so far"
     qtbot.waitUntil(lambda: window.editor.source.label == label, timeout=10_000)
