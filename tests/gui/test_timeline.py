@@ -768,3 +768,40 @@ def test_compare_and_the_report_follow_a_paused_runs_replay(qtbot, window):
     report = window.report
     qtbot.waitUntil(lambda: report.report is not None and hub.state.replaying, timeout=20_000)
     window.timeline.replay.skip()
+
+
+def test_the_editor_follows_a_paused_runs_replay_without_encoding_each_step(
+    qtbot, window, monkeypatch
+):
+    """Seen measuring a run of tinystories.txt paused at 9,000 merges: during the replay the
+    editor was 200 merges behind the timeline (median; 680 at p90) and said "updating to
+    step…" in every sample. The controller's rebuild at each step was a new tokenizer, so
+    each step was a fresh encode of the text in the span thread. The editor now cuts the
+    paused run's one tokenizer to the step: every frame's step is shown in that frame, on the
+    GUI thread, with no encode; at rest its ids are those of the first k merges."""
+    from bpe_studio.gui.jobs import span_service
+
+    paused_in_window(qtbot, window, CORPUS, VOCAB, 399)
+    hub, editor, controller = window.hub, window.editor, window.controller
+    qtbot.waitUntil(lambda: hub.state.published == 400, timeout=30_000)
+    text = CORPUS.read_text(encoding="utf-8")[:3000]
+    editor.set_text(text)
+    hub.select_step(10)  # the first move: the text encoded once with the paused tokenizer
+    qtbot.waitUntil(lambda: not controller.editor_refresh_pending and not editor.busy)
+    qtbot.waitUntil(lambda: editor.current_tokenizer is not None, timeout=30_000)
+    encodes = []
+    real = span_service.compute_spans
+    monkeypatch.setattr(
+        span_service, "compute_spans", lambda *a, **kw: encodes.append(1) or real(*a, **kw)
+    )
+    for k in range(25, 400, 25):  # a replay's frames, each with the controller's rebuild
+        hub.select_step(k)
+        assert editor.current_tokenizer is not None, k  # shown in the frame that moved
+        assert len(editor.current_tokenizer.merges) == k
+        qtbot.waitUntil(lambda: not controller.editor_refresh_pending)
+        assert editor.current_tokenizer is not None, k  # and not taken back by the rebuild
+    assert not editor.busy and encodes == []
+    st = hub.state
+    reference = Tokenizer(st.vocab_at(375), st.merges_at(375), list(st.special_tokens))
+    assert [int(i) for i in editor.spans.ids] == reference.encode(text)
+    assert editor.source_label.text() == "375 of 400 merges, paused at merge 400"

@@ -265,6 +265,7 @@ def test_the_editors_tokenizer_during_a_run_is_built_off_the_gui_thread(qtbot, w
         built_in.append(threading.current_thread())
         return Tokenizer(*args, **kwargs)
 
+    # The run's tokenizer is built once, in run_steps, and each step cut from it.
     monkeypatch.setattr(run_steps, "Tokenizer", noting_tokenizer)
     session = paused_in_window(qtbot, window, DEMO_CORPUS, 3000, 499)
     label = f"Tokenizer: training, {window.state.published:,} merges so far"

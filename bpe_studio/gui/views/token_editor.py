@@ -58,7 +58,7 @@ from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.span_arrays import SpanArrays
 from ..jobs.span_service import STEP_DEBOUNCE_MS, SpanResult, SpanService
 from ..model.app_model import AppModel
-from ..model.run_tokenizer import run_tokenizer_at, source_label, training_label
+from ..model.run_tokenizer import paused_label, run_tokenizer_at, source_label, training_label
 from ..model.state import Phase, RunState
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
@@ -107,9 +107,26 @@ def _describe(state: RunState | None, source: TokenizerSource, step: int | None)
     """A source as the editor's header names it: short enough for the room beside the title
     (the picker above names it a tokenizer), the step first, so a label cut still shows it;
     as the run in ``state`` has it (a paused run's says so)."""
+    if state is not None and step is not None and _whole_run(state, source):
+        # A step cut from the run's tokenizer with every merge shown (the editor's while the
+        # run is paused, kept on a resume until the step moves) is worded as that step built
+        # alone is ("100 of 500 merges, paused at merge 500"): the words name the step.
+        made = state.published
+        said = paused_label(step, made) if state.phase is Phase.PAUSED else None
+        return (said or training_label(step, made)).removeprefix("Tokenizer: ")
     label = source.label if state is None else source_label(state, source, step is not None)
     label = label.removeprefix("Tokenizer: ")
     return label if step is None else f"at step {step:,} · {label}"
+
+
+def _whole_run(state: RunState, source: TokenizerSource) -> bool:
+    """Whether ``source`` is the tokenizer of the run in ``state``, still training or paused,
+    with every merge its views show."""
+    return (
+        state.phase in (Phase.MERGING, Phase.PAUSED)
+        and source.run_id == state.run_id
+        and source.merge_count == state.published
+    )
 
 
 def format_id(token_id: int) -> str:
@@ -451,6 +468,9 @@ class TokenEditor(QWidget):
         self._source: TokenizerSource | None = None
         self._step: int | None = None  # merges of the source to use; None: all
         self._record_source: tuple[int, TokenizerSource] | None = None  # built while training
+        # A paused run's tokenizer with every merge shown, which the editor cuts to each
+        # step: (run id, merges), source.
+        self._paused_source: tuple[tuple[int, int], TokenizerSource] | None = None
         # The (source, step) the spans painted now were computed with.
         self._painted: tuple[TokenizerSource | None, int | None] = (None, None)
         self._asked_text = ""  # the text the latest span job was given
@@ -495,6 +515,7 @@ class TokenEditor(QWidget):
     @Slot()
     def _on_reset(self) -> None:
         self._record_source = None  # built from the record of a run that is gone
+        self._paused_source = None
         self._follow_hub()
 
     @Slot()
@@ -548,6 +569,16 @@ class TokenEditor(QWidget):
         if shown is None:
             return None, None
         k, n = state.step, shown.merge_count
+        if state.phase is Phase.PAUSED and state.loaded is None and state.settings is not None:
+            # subtle: the controller shows a new tokenizer of the run at every step moved to
+            # while paused (for the pages that follow it); the editor takes one source, the
+            # run with every merge shown, and cuts it to the step instead, so a replay's or a
+            # drag's steps are moves of one tokenizer (split back on the GUI thread,
+            # span_service.advance), not a fresh encode of the text in the span thread per
+            # step, which lagged the timeline by hundreds of merges. The ids are the same:
+            # each step is that tokenizer truncated (run_steps).
+            whole = self._paused_at(state)
+            return whole, (None if k >= whole.merge_count else k)
         if state.phase.training and state.loaded is None:
             if state.live or k == n:
                 return shown, None
@@ -557,6 +588,20 @@ class TokenEditor(QWidget):
                     return built[1], k  # back from a step built before: its truncation
                 return self._record_at(state, k), None
         return shown, (None if k >= n else k)
+
+    def _paused_at(self, state: RunState) -> TokenizerSource:
+        """The paused run's tokenizer with every merge shown (built in the span thread, on
+        first use, from the run's kept build: ``run_steps``), the same source while the
+        run stays paused at that merge."""
+        key = (state.run_id, state.published)
+        if self._paused_source is None or self._paused_source[0] != key:
+            made = state.published
+            # Worded as the controller's rebuilds are (the header's words are the state's:
+            # source_label).
+            label = training_label(made, made)
+            build = run_tokenizer_at(state, made)
+            self._paused_source = (key, TokenizerSource.deferred(label, build, made, state.run_id))
+        return self._paused_source[1]
 
     def _record_at(self, state: RunState, k: int) -> TokenizerSource:
         if self._record_source is None or self._record_source[0] != k:
