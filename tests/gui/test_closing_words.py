@@ -124,3 +124,34 @@ def test_the_close_questions_save_writes_and_closes_with_no_other_folder_dialog(
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
     assert folders == [] and not (tmp_path / "menu").exists()
     assert Tokenizer.load(tmp_path / "out").merges == result.merges
+
+
+def test_a_close_with_nothing_unsaved_lets_a_checking_save_write(
+    qtbot, window, tmp_path, monkeypatch
+):
+    """With every merge in files, the close has no question of its own: a Save asked for
+    (another format) is not dropped but written, then the window closes."""
+    result = train_in_window(qtbot, window, TINY, 400)
+    assert save_and_wait(qtbot, window, tmp_path / "first")
+    assert window.hub.unsaved == 0
+    release, started = threading.Event(), threading.Event()
+    real = saver_module.check_save
+
+    def held(*args):
+        started.set()
+        release.wait(30)
+        return real(*args)
+
+    monkeypatch.setattr(saver_module, "check_save", held)
+    chosen = tmp_path / "as_hf"
+    chosen.mkdir()
+    monkeypatch.setattr(file_dialogs, "existing_folder", lambda *a: str(chosen))
+    asked = recording(window)
+    window.menus.save("hf")
+    qtbot.waitUntil(started.is_set, timeout=30_000)
+    window.close()
+    assert window.isVisible() and window.controller.saving  # waited for, not dropped
+    release.set()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=60_000)
+    assert asked == []
+    assert Tokenizer.load(chosen / "tokenizer.json").merges == result.merges

@@ -455,16 +455,25 @@ class Controller(QObject):
         :attr:`close_ready` asks it to close again, which this lets through (only a save that
         succeeded lets it close). A close while a save asks or writes waits for it the same
         way (a save that fails keeps the window, its error shown); one still checking, which
-        has asked nothing, is dropped, and the close asks as if none ran."""
+        has asked nothing, is dropped when merges no file holds give the close a question
+        of its own, which it asks as if none ran."""
         if self._save_lets_close:
             self._save_lets_close = False
             if self.hub.unsaved == 0:  # nothing was learned past the save meanwhile
                 return True
-        if self.saving and self._close_after_save is None and self.saver.drop_unasked():
+        if (
+            self.saving
+            and self._close_after_save is None
+            and self.hub.unsaved > 0
+            and self.saver.drop_unasked()
+        ):
             # subtle: a save that has asked nothing yet (its check still runs) is dropped, and
-            # the close asks as if none had started: waited for, its questions and folder
-            # dialog came after the close, as if the close had asked for them (a task's
-            # defect). The close's own save, asked for by its question, is waited for.
+            # the close asks its own question as if none had started: waited for, its
+            # questions and folder dialog came after the close, as if the close had asked for
+            # them (a task's defect). The close's own save, asked for by its question, is
+            # waited for; so is a save when the close has no question (every merge is in
+            # files): dropped, the files the user asked for (another format, say) would
+            # silently not be written.
             self.hub.set_notice("Closing cancelled the save under way, which had written nothing")
         if self.saving:
             if self._close_after_save is None:
