@@ -206,3 +206,25 @@ def test_the_gui_threads_collections_wait_while_a_save_runs(qtbot, window, tmp_p
     young += [[] for _ in range(gc.get_threshold()[0] + 10)]
     collector._collector.collect()
     assert collected  # due collections run again
+
+
+def test_the_status_line_asks_for_a_folder_while_the_folder_dialog_waits(
+    qtbot, window, tmp_path, monkeypatch
+):
+    """Behind the folder dialog the line said "Getting ready to save…", as if the app were
+    busy: it says the save waits for the user's folder."""
+    train_in_window(qtbot, window, TINY, 400)
+    seen: list[str] = []
+    chosen = tmp_path / "picked"
+
+    def choose(*args):
+        seen.append(window.panel.status.text())
+        return str(chosen)
+
+    monkeypatch.setattr(file_dialogs, "existing_folder", choose)
+    ended: list[bool] = []
+    window.controller.save_finished.connect(ended.append)
+    window.menus.save("hf")
+    qtbot.waitUntil(lambda: bool(ended), timeout=60_000)
+    assert seen == ["Choose a folder to save tokenizer.json into…"]
+    assert ended == [True] and (chosen / "tokenizer.json").is_file()

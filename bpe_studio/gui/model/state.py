@@ -120,10 +120,11 @@ def vocab_rows(
 class SaveNews:
     """A Save under way, as the status line says it: the files it writes ("tokenizer.json")
     and the folder it writes them into (None while it is getting ready, before the folder
-    is chosen)."""
+    is chosen); ``choosing`` while the folder dialog waits for the user."""
 
     files: str
     folder: Path | None = None
+    choosing: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -215,6 +215,9 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
     While a replay animates an ended run, the line says so (the outcome comes back after)."""
     if state.saving is not None:
         news = state.saving
+        if news.choosing:
+            # Behind the folder dialog "Getting ready" said the app was busy, not waiting.
+            return f"Choose a folder to save {news.files} into…"
         if news.folder is None:
             return f"Getting ready to save {news.files}…"
         return f"Saving {news.files} into {news.folder}…"

@@ -134,6 +134,7 @@ class SaveFlow(QObject):
             self._end(False)
             return
         if request.folder is None:
+            self.hub.set_saving(SaveNews(_WRITES[request.format], choosing=True))
             chosen = request.choose_folder() if request.choose_folder is not None else None
             if not chosen:
                 self._end(False)
