@@ -78,6 +78,40 @@ def test_a_run_stopped_during_a_replay_says_so_while_the_replay_goes_on():
     assert status_text(state).startswith("Replay paused at step 1 of 3")
 
 
+def test_a_stopped_run_whose_merges_are_all_in_files_is_not_told_to_save():
+    """A real-display audit: a run paused, saved, then stopped said "Stopped after 3,001 of
+    4,743 merges (…); Save keeps them" with every merge in the files just written (the
+    title's * gone): the line sent the user to Save for nothing. It says they are saved; a
+    run stopped past its last save still says Save keeps them."""
+    merges = [(b"a", b"b")] * 3
+    result = TrainingResult({}, merges, (), 10, True, 1.0, "gpt2")
+    state = RunState(corpus=Path("books.txt"), phase=Phase.STOPPED, result=result)
+    state.saved_merges = 3
+    text = status_text(state)
+    assert text.startswith("Stopped after 3 of 10 merges (") and "Save keeps" not in text
+    assert "; all saved · " in text
+    state.replaying, state.step, state.published = True, 1, 3  # Stop during the replay
+    assert status_text(state).startswith("Stopped after 3 of 10 merges, all saved · ")
+    state.saved_merges = 2  # one learned past the save
+    assert status_text(state).startswith("Stopped after 3 of 10 merges, Save keeps them · ")
+    state.replaying = False
+    assert "; Save keeps them · " in status_text(state)
+
+
+def test_pause_save_then_stop_says_the_merges_are_saved(qtbot, window, tmp_path):
+    """The user's order: pause, save, Stop."""
+    from gui_helpers import FIXTURES, paused_in_window
+
+    paused_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 2000, 200, workers=1)
+    qtbot.waitUntil(lambda: window.state.phase is Phase.PAUSED, timeout=30_000)
+    assert save_and_wait(qtbot, window, tmp_path, "hf")
+    window.panel.stop_button.click()
+    qtbot.waitUntil(lambda: window.state.phase is Phase.STOPPED, timeout=30_000)
+    text = window.panel.status.text()
+    assert text.startswith("Stopped after 201 of ") and "Save keeps" not in text, text
+    assert "all saved" in text and not window.isWindowModified()
+
+
 def test_the_end_of_a_run_says_total_and_merging_time(qtbot, window):
     result = train_in_window(qtbot, window, DEMO_CORPUS, 600)
     state = window.state

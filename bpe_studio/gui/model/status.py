@@ -16,7 +16,7 @@ from ...core.corpus.records import NO_PAIR
 from ...core.pretokenization.names import shown_pattern
 from ...core.train.vocab import BYTE_TOKENS
 from .file_names import named_file, tokenizer_name
-from .saving import byte_level
+from .saving import byte_level, unsaved_merges
 from .state import Phase, RunState, TrainingResult
 
 COMPILING_TEXT = "Compiling the merge engine (first run only)…"
@@ -209,6 +209,12 @@ def _loaded_file(state: RunState) -> str:
     return name if name == own else f"{name} ({own})"
 
 
+def _kept(state: RunState) -> str:
+    """What a stopped run's line says of its merges: Save keeps them, unless a Save (of the
+    paused run) already wrote every one; sent to Save then, the user saved for nothing."""
+    return "all saved" if unsaved_merges(state) == 0 else "Save keeps them"
+
+
 def status_text(state: RunState, new_corpus: bool = False) -> str:
     """The status line for the state: the run's progress, its outcome, or what was loaded.
     ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news).
@@ -229,7 +235,7 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
             # the line, where a finished run's "Done" waits for the replay's end.
             return (
                 f"Stopped after {len(result.merges):,} of {result.target_merges:,} merges, "
-                f"Save keeps them · {replay_text(state)}"
+                f"{_kept(state)} · {replay_text(state)}"
             )
         return replay_text(state)
     if state.loading is not None:
@@ -260,8 +266,8 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
         settings = f" · {trained_with(result)}"
         if result.stopped:
             return (
-                f"Stopped after {n:,} of {result.target_merges:,} merges ({took}); Save keeps "
-                f"them{settings}"
+                f"Stopped after {n:,} of {result.target_merges:,} merges ({took}); "
+                f"{_kept(state)}{settings}"
             )
         if result.exhausted:
             size = state.settings.vocab_size if state.settings else len(result.vocab)
