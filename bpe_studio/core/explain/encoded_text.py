@@ -5,12 +5,14 @@ What it does: :func:`given_of` gives, for a ``tokenizer.json`` whose pipeline ha
 (Lowercase, NFKC, NFD + StripAccents, BERT's, SentencePiece's Replace and Prepend) or added
 tokens found otherwise than by their text alone (``lstrip``, ``rstrip``, ``single_word``, or
 in the normalized text) or a pre-tokenizer that drops text, and for a file ``tokenizers``
-runs with added tokens, a normalizer or a pre-tokenizer that drops text, a function from a
+runs with added tokens, a normalizer, a pre-tokenizer that drops text or a WordPiece model,
+a function from a
 text to the stretches its model is given as text: each stretch between the added tokens found
 in the original text normalized, as ``HfPipeline.segments`` does (or, for a file
 ``tokenizers`` runs, as its own normalizer does), cut again at the added tokens found in the
 normalized stretches, and at the text the pre-tokenizer drops (a Split that removes its
-matches, or keeps only them; BERT's spaces), which is left out as an added token is. An added
+matches, or keeps only them; BERT's spaces), which is left out as an added token is, as is a
+word a WordPiece model gives as its unknown token (one id, not the word's text). An added
 token taken is one id, never text a model sees: it is left out, with the whitespace an
 ``lstrip``/``rstrip`` takes, and the stretches on either side of it stay apart. Text that
 merely spells one where the tokenizer does not take it (inside a word for ``single_word``,
@@ -28,6 +30,8 @@ too (RoBERTa's), which read the corpus as it is.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from functools import lru_cache
+from typing import Any
 
 import regex
 
@@ -90,7 +94,10 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
     added = sorted(backend.get_added_tokens_decoder().items())
     pre = backend.pre_tokenizer
     held: Held | None = None
-    if pre is not None and backend_drops_text(backend):
+    unknown = _wordpiece_unknown(backend)
+    if unknown is not None:
+        held = _wordpiece_held(pre, unknown)
+    elif pre is not None and backend_drops_text(backend):
         # (its offsets are of characters, as the Python binding gives them)
         held = lambda text: [span for _, span in pre.pre_tokenize_str(text)]  # noqa: E731
     if steps is None and not added and held is None:
@@ -115,6 +122,38 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
         return [part.replace(METASPACE, " ") for part in out] if spaces else out
 
     return given
+
+
+def _wordpiece_unknown(backend: Any) -> Callable[[str], bool] | None:
+    """For a WordPiece model, whether it gives a word (a pre-token) as its one unknown
+    token (a character no token holds, or a word past ``max_input_chars_per_word``): the
+    model is given that id, not the word's text. None for any other model."""
+    import tokenizers  # (installed wherever a ForeignTokenizer exists; slow to import)
+
+    model = backend.model
+    if not isinstance(model, tokenizers.models.WordPiece):
+        return None
+    unk = model.unk_token
+
+    # subtle: words repeat, and the model's own answer costs a call into tokenizers each.
+    @lru_cache(maxsize=1 << 16)
+    def unknown(word: str) -> bool:
+        found = model.tokenize(word)
+        return len(found) == 1 and found[0].value == unk and word != unk
+
+    return unknown
+
+
+def _wordpiece_held(pre: Any, unknown: Callable[[str], bool]) -> Held:
+    """The characters of normalized text a WordPiece model is given as text: its
+    pre-tokens (none where ``pre`` is None: the whole text is one word), less each word it
+    gives as the unknown token, which is left out as dropped text is."""
+
+    def held(text: str) -> list[tuple[int, int]]:
+        pieces = pre.pre_tokenize_str(text) if pre is not None else [(text, (0, len(text)))]
+        return [span for word, span in pieces if not unknown(word)]
+
+    return held
 
 
 def _same(text: str) -> str:
