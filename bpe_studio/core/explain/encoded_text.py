@@ -20,11 +20,13 @@ lowercased into a token's spelling) stays text. Any other tokenizer gets None: i
 reads the corpus's bytes as they are, at no cost, and finds where its special tokens are
 taken itself (leftmost, longest first, as ``Specials`` does).
 :func:`given_range` is a task's range and what follows it, each given so.
-What it leaves out: the text a pre-tokenizer step adds (ByteLevel's prefix space before a
-stretch that does not start with one, Metaspace's ``▁``): a token whose bytes only that space
-completes stays absent. Adding it would mean pre-tokenizing the text in the scan (only a
-file that drops text pays for that), and would change the scan of files without a normalizer
-too (RoBERTa's), which read the corpus as it is.
+ByteLevel's prefix space (its add_prefix_space flag) is put before each stretch where ByteLevel is
+the first step to cut (:func:`prefixes_stretches`: GPT-2's shape): only such a file pays for
+reading its text given so. What it leaves out: the space a pre-tokenizer step adds before each
+piece an earlier step cut (a Split, then ByteLevel with its prefix space) and Metaspace's
+``▁`` in a file ``tokenizers`` runs: a token whose bytes only that space completes stays
+absent. Adding them would mean pre-tokenizing the text in the scan (only a file that drops
+text pays for that).
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def given_of(tok: AnyTokenizer) -> Given | None:
     """The stretches of a text ``tok`` gives its model as text (see the module docstring),
     or None where that is the text itself with its special tokens' matches left out,
     leftmost and longest first: a tokenizer with no pipeline, or one whose pipeline has no
-    normalizers and whose added tokens are found as their text alone."""
+    normalizers and whose added tokens are found as their text alone, and no prefix space."""
     if isinstance(tok, ForeignTokenizer):
         return _foreign_given(tok)
     pipeline = tok.hf_pipeline
@@ -64,14 +66,35 @@ def given_of(tok: AnyTokenizer) -> Given | None:
     specials = tok.specials
     raw, normed = pipeline.matchers(specials.tokens, specials.ordinary)
     held = pipeline.held if pipeline.removes_text else None
+    prefix = prefixes_stretches(tok)
     if not steps and normed[0] is None and all(t.plain for t in raw[1].values()) and not held:
-        return None
+        if not prefix:
+            return None
     hidden = specials.ordinary
 
     def given(text: str) -> list[str]:
-        return _given(text, raw, normed, hidden, lambda part: normalize(steps, part), held)
+        out = _given(text, raw, normed, hidden, lambda part: normalize(steps, part), held)
+        return [_spaced(part) for part in out] if prefix else out
 
     return given
+
+
+def prefixes_stretches(tok: AnyTokenizer) -> bool:
+    """Whether ``tok``'s pre-tokenizer puts a space before each stretch it is given that
+    does not start with one (ByteLevel's add_prefix_space, no step cutting before it,
+    as in a GPT-2-shaped file): a model is given that space as text. (Where a step cuts
+    first, each piece gets one: the scan would have to pre-tokenize; that is left out.)"""
+    pipeline = tok.hf_pipeline if not isinstance(tok, ForeignTokenizer) else None
+    if pipeline is None:
+        return False
+    cutting = [s for s in pipeline.steps if not s.passes_whole]
+    return bool(cutting) and cutting[0].prefix_space
+
+
+def _spaced(stretch: str) -> str:
+    """``stretch`` as ByteLevel's prefix space gives it (none before an empty one, which
+    ``tokenizers`` drops)."""
+    return " " + stretch if stretch and not stretch.startswith(" ") else stretch
 
 
 def normalizes(tok: AnyTokenizer) -> bool:
