@@ -54,3 +54,29 @@ def test_the_prefix_space_bytelevel_adds_is_text_the_model_sees(tmp_path, monkey
         i = vocab[byte_level_chars(token.encode())]
         assert occurs == any(token.encode() in s for s in seen)
         assert (i in usage.across) == occurs and (i in usage.absent) != occurs, token
+
+
+@pytest.mark.parametrize("scheme", ["always", "first"])
+def test_the_mark_metaspace_puts_first_is_text_the_model_sees(tmp_path, scheme):
+    """The same for a file tokenizers runs: Metaspace puts "▁" (a space, as the table spells
+    it) before each text ("always") or the first ("first"). The oracle: the tokens
+    tokenizers gives the whole corpus, joined, cut at the special token."""
+    specials = ["<unk>", "</s>"]
+    vocab = {t: i for i, t in enumerate(specials + sorted(set("Zqwenthomsa\u2581")))}
+    for token in ("\u2581Zq", "\u2581Zqx"):  # no merge makes either
+        vocab.setdefault(token, len(vocab))
+    hf = tokenizers.Tokenizer(models.BPE(vocab, [], unk_token="<unk>"))
+    hf.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme=scheme)
+    hf.add_special_tokens([AddedToken(t, special=True) for t in specials])
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    text = "</s>".join(DOCS * 10)
+    corpus = write_text(tmp_path / "c.txt", text)
+    usage = corpus_usage(open_tokenizer(path), [str(corpus)], workers=1)
+    tokens = hf.encode(text, add_special_tokens=False).tokens
+    seen = "".join(tokens).replace("\u2581", " ").split("</s>")
+    assert seen[0].startswith(" Zq") and seen[1].startswith(" Zq") == (scheme == "always")
+    for token, occurs in (("\u2581Zq", True), ("\u2581Zqx", False)):
+        assert occurs == any(token.replace("\u2581", " ") in s for s in seen)
+        i = vocab[token]
+        assert (i in usage.across) == occurs and (i in usage.absent) != occurs, token

@@ -21,12 +21,13 @@ reads the corpus's bytes as they are, at no cost, and finds where its special to
 taken itself (leftmost, longest first, as ``Specials`` does).
 :func:`given_range` is a task's range and what follows it, each given so.
 ByteLevel's prefix space (its add_prefix_space flag) is put before each stretch where ByteLevel is
-the first step to cut (:func:`prefixes_stretches`: GPT-2's shape): only such a file pays for
-reading its text given so. What it leaves out: the space a pre-tokenizer step adds before each
-piece an earlier step cut (a Split, then ByteLevel with its prefix space) and Metaspace's
-``▁`` in a file ``tokenizers`` runs: a token whose bytes only that space completes stays
-absent. Adding them would mean pre-tokenizing the text in the scan (only a file that drops
-text pays for that).
+the first step to cut (:func:`prefixes_stretches`: GPT-2's shape), and, in a file
+``tokenizers`` runs whose whole pre-tokenizer is Metaspace or ByteLevel, the ``▁`` or space it
+puts first (Metaspace's prepend_scheme "always" or "first"): only such a file pays for reading
+its text given so. What it leaves out: the space a pre-tokenizer step adds before each piece
+an earlier step cut (a Split, then ByteLevel with its prefix space; a Sequence): a token whose
+bytes only that space completes stays absent. Adding it would mean pre-tokenizing the text in
+the scan (only a file that drops text pays for that).
 """
 
 from __future__ import annotations
@@ -82,19 +83,39 @@ def given_of(tok: AnyTokenizer) -> Given | None:
 def prefixes_stretches(tok: AnyTokenizer) -> bool:
     """Whether ``tok``'s pre-tokenizer puts a space before each stretch it is given that
     does not start with one (ByteLevel's add_prefix_space, no step cutting before it,
-    as in a GPT-2-shaped file): a model is given that space as text. (Where a step cuts
-    first, each piece gets one: the scan would have to pre-tokenize; that is left out.)"""
-    pipeline = tok.hf_pipeline if not isinstance(tok, ForeignTokenizer) else None
+    as in a GPT-2-shaped file; or, run by ``tokenizers``, Metaspace's or ByteLevel's alone):
+    a model is given that space as text. (Where a step cuts first, each piece gets one: the
+    scan would have to pre-tokenize; that is left out.)"""
+    if isinstance(tok, ForeignTokenizer):
+        return _foreign_prefix(tok.backend.pre_tokenizer) is not None
+    pipeline = tok.hf_pipeline
     if pipeline is None:
         return False
     cutting = [s for s in pipeline.steps if not s.passes_whole]
     return bool(cutting) and cutting[0].prefix_space
 
 
-def _spaced(stretch: str) -> str:
-    """``stretch`` as ByteLevel's prefix space gives it (none before an empty one, which
-    ``tokenizers`` drops)."""
-    return " " + stretch if stretch and not stretch.startswith(" ") else stretch
+def _spaced(stretch: str, mark: str = " ") -> str:
+    """``stretch`` as ByteLevel's prefix space gives it (``mark``: Metaspace's ``▁``, which
+    stands for a space there; none before an empty one, which ``tokenizers`` drops)."""
+    if not stretch or stretch.startswith((" ", mark)):
+        return stretch
+    return mark + stretch
+
+
+def _foreign_prefix(pre: Any) -> tuple[str, str] | None:
+    """For a file ``tokenizers`` runs whose whole pre-tokenizer (``pre``) puts a space before
+    each text it is given: "always" or "first" (Metaspace's prepend_scheme; ByteLevel's
+    add_prefix_space is "always"), and how that space is spelled (Metaspace's ``▁``);
+    None for any other (a Sequence too: a step may cut first)."""
+    import tokenizers  # (installed wherever a ForeignTokenizer exists; slow to import)
+
+    kinds = tokenizers.pre_tokenizers
+    if isinstance(pre, kinds.Metaspace) and pre.prepend_scheme in ("always", "first"):
+        return pre.prepend_scheme, pre.replacement
+    if isinstance(pre, kinds.ByteLevel) and pre.add_prefix_space:
+        return "always", " "
+    return None
 
 
 def normalizes(tok: AnyTokenizer) -> bool:
@@ -123,7 +144,8 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
     elif pre is not None and backend_drops_text(backend):
         # (its offsets are of characters, as the Python binding gives them)
         held = lambda text: [span for _, span in pre.pre_tokenize_str(text)]  # noqa: E731
-    if steps is None and not added and held is None:
+    scheme = _foreign_prefix(pre)
+    if steps is None and not added and held is None and scheme is None:
         return None
     raw = matcher(
         AddedToken(t.content, i, t.special, t.lstrip, t.rstrip, t.single_word)
@@ -142,6 +164,13 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
 
     def given(text: str) -> list[str]:
         out = _given(text, raw, normed, hidden, steps.normalize_str if steps else _same, held)
+        if scheme is not None:
+            # subtle: "first" is the text's first stretch alone, and none where the text
+            # starts with an added token (that stretch is empty), as tokenizers prepends
+            # only to the split at offset 0.
+            mark = scheme[1]
+            prefixed = out[:1] if scheme[0] == "first" else out
+            out = [_spaced(p, mark) for p in prefixed] + out[len(prefixed) :]
         return [part.replace(METASPACE, " ") for part in out] if spaces else out
 
     return given
