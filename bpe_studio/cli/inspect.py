@@ -32,12 +32,12 @@ from ..core.encode.tokenizer import Tokenizer
 from ..core.explain.categories import CATEGORIES, label
 from ..core.explain.overlap import Overlap, overlap
 from ..core.explain.usage import (
-    UNCOUNTED_WORDS,
     WHOLE_INPUT,
     CorpusUsage,
     absent_words,
     corpus_usage,
     dropped_words,
+    uncounted_words,
 )
 from ..core.explain.vocabulary import Makeup, TokenTable, no_reach, token_table
 from ..core.io.gc_pause import gc_paused
@@ -146,7 +146,8 @@ def _inspect(args: argparse.Namespace) -> int:
         other, other_notes = token_table(against, status=say), against.notes
     # subtle: where a normalizer or a prefix space changes the text's bytes (or tokenizers
     # runs the file), the ids' bytes do not tell how much was dropped: the usage's dropped is
-    # None (``usage.drops_uncounted``), said, not counted as 0.
+    # None (``usage.drops_uncounted``, or a normalizer that deletes characters), said, not
+    # counted as 0.
     usage = None
     if corpora:
         with ExitStack() as stack:
@@ -471,7 +472,7 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
         f" never used: {ordinary - len(ids):,}",
     ]
     if usage.dropped is None:
-        lines.insert(1, f"  the tokenizer's pre-tokenizer {UNCOUNTED_WORDS}")
+        lines[1:1] = [f"  the tokenizer's {said}" for said in uncounted_words(usage)]
     elif usage.dropped:
         lines.insert(
             1, f"  the tokenizer's pre-tokenizer {dropped_words(usage.dropped, usage.bytes)}"

@@ -461,3 +461,31 @@ def test_a_tokenizers_run_file_that_drops_nothing_keeps_dropped_at_0(tmp_path):
     assert json.loads(report.stdout)["corpus"]["dropped_bytes"] == 0
     summary = ok(cli(tmp_path, "inspect", path, "--corpus", "t.txt"))
     assert "drops text" not in summary and "not counted" not in summary
+
+
+def test_what_a_normalizer_deletes_is_said_not_counted(tmp_path):
+    """An audit: a byte-level file whose normalizer strips accents (NFD + StripAccents;
+    tokenizers runs it) reported dropped_bytes 0 and no word of the accents no id stands
+    for (tokenizers' own normalize_str shows them gone): null, and the summary names the
+    step and says it is not counted."""
+    from tokenizers import decoders, models, normalizers, pre_tokenizers
+
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    hf = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    hf.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents()])
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    hf.save(str(tmp_path / "tokenizer.json"))
+    text = "café naïve résumé\n" * 20
+    assert "é" not in hf.normalizer.normalize_str(text)  # the oracle
+    write_text(tmp_path / "t.txt", text)
+    report = cli(tmp_path, "inspect", "tokenizer.json", "--corpus", "t.txt", "--json")
+    ok(report)
+    assert json.loads(report.stdout)["corpus"]["dropped_bytes"] is None
+    run = cli(tmp_path, "inspect", "tokenizer.json", "--corpus", "t.txt")
+    ok(run)
+    summary = run.stdout
+    said = "  the tokenizer's normalizer (StripAccents) deletes characters (no id stands for them):"
+    assert f"{said} not counted, as the ids' bytes cannot tell how much\n" in summary
+    assert "pre-tokenizer" not in summary
+    assert "bytes/token of the whole input, the text dropped not counted out)" in summary

@@ -289,12 +289,15 @@ def pre_tokenizer_dropped(path: Path, text: str) -> int:
 def kept_runs(tok: Tokenizer, normalized: str) -> list[bytes]:
     """The stretches of ``normalized`` text that ``tok``'s own pre-tokenizer keeps, as UTF-8:
     runs of the characters its pieces' offsets hold, each apart where it drops some (the
-    model is never given what it drops). The text whole without a pre-tokenizer."""
+    model is never given what it drops), nor a word a WordPiece model gives as its unknown
+    token (as ``tok.encode`` of the word says). The text whole without a pre-tokenizer."""
     if tok.pre_tokenizer is None:
         return [normalized.encode("utf-8")]
+    unk = tok.model.unk_token if isinstance(tok.model, models.WordPiece) else None
     held = [False] * len(normalized)
-    for _, (start, end) in tok.pre_tokenizer.pre_tokenize_str(normalized):
-        held[start:end] = [True] * (end - start)
+    for word, (start, end) in tok.pre_tokenizer.pre_tokenize_str(normalized):
+        if unk is None or tok.encode(word, add_special_tokens=False).tokens != [unk]:
+            held[start:end] = [True] * (end - start)
     runs, run = [], ""
     for char, kept in zip(normalized, held):
         if kept:

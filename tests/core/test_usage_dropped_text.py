@@ -12,11 +12,12 @@ import pytest
 import tokenizers
 from core_helpers import write_text
 from foreign_files import dropping_files, kept_runs, removing_split
+from tokenizers import decoders, models, normalizers, pre_tokenizers
 
 from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
 from bpe_studio.core.explain import corpus_pass
 from bpe_studio.core.explain.categories import BYTE_FALLBACK
-from bpe_studio.core.explain.usage import corpus_usage
+from bpe_studio.core.explain.usage import corpus_usage, uncounted_words
 from bpe_studio.core.explain.vocabulary import token_table
 
 EOT = "<|endoftext|>"
@@ -93,3 +94,49 @@ def test_tokens_met_only_in_dropped_text_are_not_in_the_text(tmp_path, monkeypat
     by_bytes = {b: i for i, b in spelled.items()}
     for token in DROPPED[name]:
         assert by_bytes[token] in usage.absent, token
+
+
+@pytest.mark.parametrize(
+    ("normalizer", "named", "doc"),
+    [
+        # read here: a Replace by "" deletes every "x"
+        (normalizers.Replace("x", ""), "Replace", "xxxx abc"),
+        # tokenizers runs it: the accents NFD splits off are deleted
+        (
+            normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents()]),
+            "StripAccents",
+            "café naïve",
+        ),
+        (normalizers.Strip(), "Strip", "  abc  "),
+    ],
+)
+def test_text_a_normalizer_deletes_is_not_said_to_be_none(tmp_path, normalizer, named, doc):
+    """An audit: a normalizer that deletes characters (StripAccents, a Replace by "") left
+    dropped at 0, which says nothing was dropped, though no id stands for what it deleted
+    (tokenizers' own normalize_str shows it gone): the count is None, "not counted", and the
+    step that deletes is named."""
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    hf = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    hf.normalizer = normalizer
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    assert len(hf.normalizer.normalize_str(doc).encode()) < len(doc.encode())  # the oracle
+    corpus = write_text(tmp_path / "c.txt", doc)
+    usage = corpus_usage(open_tokenizer(path), [str(corpus)], workers=1)
+    assert usage.dropped is None
+    (said,) = uncounted_words(usage)
+    assert said.startswith(f"normalizer ({named}) deletes characters") and "not counted" in said
+
+
+def test_a_file_without_such_a_normalizer_still_drops_nothing(tmp_path):
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    hf = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    hf.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace("x", "y")])
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    corpus = write_text(tmp_path / "c.txt", "xxxx abc")
+    usage = corpus_usage(open_tokenizer(path), [str(corpus)], workers=1)
+    assert usage.dropped == 0 and uncounted_words(usage) == []

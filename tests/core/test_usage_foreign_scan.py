@@ -162,3 +162,20 @@ def test_the_whitespace_an_lstrip_token_takes_is_not_text_the_model_sees(tmp_pat
     assert found.tokens == ["\u2581word", " <mask>"]  # the oracle: the space is the mask's
     usage = _usage_of(tmp_path, hf, docs)
     assert vocab["d\u2581"] in usage.absent
+
+
+def test_a_word_wordpiece_gives_as_unk_is_not_text_the_model_sees(tmp_path):
+    """An audit: "xyzw" holds a "w" no WordPiece token holds, so the whole word is one
+    [UNK] (tokenizers' ids say so); the scan still searched its text and called the unused
+    "xyz", met only there, found across tokens, though the model is given one [UNK] id."""
+    entries = ["[UNK]", *"abehklo", *(f"##{c}" for c in "abehklo"), "hello", "ok", "xyz"]
+    hf = tokenizers.Tokenizer(
+        models.WordPiece({t: i for i, t in enumerate(entries)}, unk_token="[UNK]")
+    )
+    hf.normalizer = normalizers.BertNormalizer(lowercase=True)
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.add_special_tokens(["[UNK]"])
+    docs = ["Hello ok xyzw", "ok hello"] * 10
+    assert hf.encode(docs[0], add_special_tokens=False).tokens == ["hello", "ok", "[UNK]"]
+    usage = _usage_of(tmp_path, hf, docs)
+    assert hf.token_to_id("xyz") in usage.absent

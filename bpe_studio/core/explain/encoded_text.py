@@ -5,12 +5,14 @@ What it does: :func:`given_of` gives, for a ``tokenizer.json`` whose pipeline ha
 (Lowercase, NFKC, NFD + StripAccents, BERT's, SentencePiece's Replace and Prepend) or added
 tokens found otherwise than by their text alone (``lstrip``, ``rstrip``, ``single_word``, or
 in the normalized text) or a pre-tokenizer that drops text, and for a file ``tokenizers``
-runs with added tokens, a normalizer or a pre-tokenizer that drops text, a function from a
+runs with added tokens, a normalizer, a pre-tokenizer that drops text or a WordPiece model,
+a function from a
 text to the stretches its model is given as text: each stretch between the added tokens found
 in the original text normalized, as ``HfPipeline.segments`` does (or, for a file
 ``tokenizers`` runs, as its own normalizer does), cut again at the added tokens found in the
 normalized stretches, and at the text the pre-tokenizer drops (a Split that removes its
-matches, or keeps only them; BERT's spaces), which is left out as an added token is. An added
+matches, or keeps only them; BERT's spaces), which is left out as an added token is, as is a
+word a WordPiece model gives as its unknown token (one id, not the word's text). An added
 token taken is one id, never text a model sees: it is left out, with the whitespace an
 ``lstrip``/``rstrip`` takes, and the stretches on either side of it stay apart. Text that
 merely spells one where the tokenizer does not take it (inside a word for ``single_word``,
@@ -18,16 +20,21 @@ lowercased into a token's spelling) stays text. Any other tokenizer gets None: i
 reads the corpus's bytes as they are, at no cost, and finds where its special tokens are
 taken itself (leftmost, longest first, as ``Specials`` does).
 :func:`given_range` is a task's range and what follows it, each given so.
-What it leaves out: the text a pre-tokenizer step adds (ByteLevel's prefix space before a
-stretch that does not start with one, Metaspace's ``▁``): a token whose bytes only that space
-completes stays absent. Adding it would mean pre-tokenizing the text in the scan (only a
-file that drops text pays for that), and would change the scan of files without a normalizer
-too (RoBERTa's), which read the corpus as it is.
+ByteLevel's prefix space (its add_prefix_space flag) is put before each stretch where ByteLevel is
+the first step to cut (:func:`prefixes_stretches`: GPT-2's shape), and, in a file
+``tokenizers`` runs whose whole pre-tokenizer is Metaspace or ByteLevel, the ``▁`` or space it
+puts first (Metaspace's prepend_scheme "always" or "first"): only such a file pays for reading
+its text given so. What it leaves out: the space a pre-tokenizer step adds before each piece
+an earlier step cut (a Split, then ByteLevel with its prefix space; a Sequence): a token whose
+bytes only that space completes stays absent. Adding it would mean pre-tokenizing the text in
+the scan (only a file that drops text pays for that).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
+from functools import lru_cache
+from typing import Any
 
 import regex
 
@@ -50,7 +57,7 @@ def given_of(tok: AnyTokenizer) -> Given | None:
     """The stretches of a text ``tok`` gives its model as text (see the module docstring),
     or None where that is the text itself with its special tokens' matches left out,
     leftmost and longest first: a tokenizer with no pipeline, or one whose pipeline has no
-    normalizers and whose added tokens are found as their text alone."""
+    normalizers and whose added tokens are found as their text alone, and no prefix space."""
     if isinstance(tok, ForeignTokenizer):
         return _foreign_given(tok)
     pipeline = tok.hf_pipeline
@@ -60,14 +67,55 @@ def given_of(tok: AnyTokenizer) -> Given | None:
     specials = tok.specials
     raw, normed = pipeline.matchers(specials.tokens, specials.ordinary)
     held = pipeline.held if pipeline.removes_text else None
+    prefix = prefixes_stretches(tok)
     if not steps and normed[0] is None and all(t.plain for t in raw[1].values()) and not held:
-        return None
+        if not prefix:
+            return None
     hidden = specials.ordinary
 
     def given(text: str) -> list[str]:
-        return _given(text, raw, normed, hidden, lambda part: normalize(steps, part), held)
+        out = _given(text, raw, normed, hidden, lambda part: normalize(steps, part), held)
+        return [_spaced(part) for part in out] if prefix else out
 
     return given
+
+
+def prefixes_stretches(tok: AnyTokenizer) -> bool:
+    """Whether ``tok``'s pre-tokenizer puts a space before each stretch it is given that
+    does not start with one (ByteLevel's add_prefix_space, no step cutting before it,
+    as in a GPT-2-shaped file; or, run by ``tokenizers``, Metaspace's or ByteLevel's alone):
+    a model is given that space as text. (Where a step cuts first, each piece gets one: the
+    scan would have to pre-tokenize; that is left out.)"""
+    if isinstance(tok, ForeignTokenizer):
+        return _foreign_prefix(tok.backend.pre_tokenizer) is not None
+    pipeline = tok.hf_pipeline
+    if pipeline is None:
+        return False
+    cutting = [s for s in pipeline.steps if not s.passes_whole]
+    return bool(cutting) and cutting[0].prefix_space
+
+
+def _spaced(stretch: str, mark: str = " ") -> str:
+    """``stretch`` as ByteLevel's prefix space gives it (``mark``: Metaspace's ``▁``, which
+    stands for a space there; none before an empty one, which ``tokenizers`` drops)."""
+    if not stretch or stretch.startswith((" ", mark)):
+        return stretch
+    return mark + stretch
+
+
+def _foreign_prefix(pre: Any) -> tuple[str, str] | None:
+    """For a file ``tokenizers`` runs whose whole pre-tokenizer (``pre``) puts a space before
+    each text it is given: "always" or "first" (Metaspace's prepend_scheme; ByteLevel's
+    add_prefix_space is "always"), and how that space is spelled (Metaspace's ``▁``);
+    None for any other (a Sequence too: a step may cut first)."""
+    import tokenizers  # (installed wherever a ForeignTokenizer exists; slow to import)
+
+    kinds = tokenizers.pre_tokenizers
+    if isinstance(pre, kinds.Metaspace) and pre.prepend_scheme in ("always", "first"):
+        return pre.prepend_scheme, pre.replacement
+    if isinstance(pre, kinds.ByteLevel) and pre.add_prefix_space:
+        return "always", " "
+    return None
 
 
 def normalizes(tok: AnyTokenizer) -> bool:
@@ -90,10 +138,14 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
     added = sorted(backend.get_added_tokens_decoder().items())
     pre = backend.pre_tokenizer
     held: Held | None = None
-    if pre is not None and backend_drops_text(backend):
+    unknown = _wordpiece_unknown(backend)
+    if unknown is not None:
+        held = _wordpiece_held(pre, unknown)
+    elif pre is not None and backend_drops_text(backend):
         # (its offsets are of characters, as the Python binding gives them)
         held = lambda text: [span for _, span in pre.pre_tokenize_str(text)]  # noqa: E731
-    if steps is None and not added and held is None:
+    scheme = _foreign_prefix(pre)
+    if steps is None and not added and held is None and scheme is None:
         return None
     raw = matcher(
         AddedToken(t.content, i, t.special, t.lstrip, t.rstrip, t.single_word)
@@ -112,9 +164,48 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
 
     def given(text: str) -> list[str]:
         out = _given(text, raw, normed, hidden, steps.normalize_str if steps else _same, held)
+        if scheme is not None:
+            # subtle: "first" is the text's first stretch alone, and none where the text
+            # starts with an added token (that stretch is empty), as tokenizers prepends
+            # only to the split at offset 0.
+            mark = scheme[1]
+            prefixed = out[:1] if scheme[0] == "first" else out
+            out = [_spaced(p, mark) for p in prefixed] + out[len(prefixed) :]
         return [part.replace(METASPACE, " ") for part in out] if spaces else out
 
     return given
+
+
+def _wordpiece_unknown(backend: Any) -> Callable[[str], bool] | None:
+    """For a WordPiece model, whether it gives a word (a pre-token) as its one unknown
+    token (a character no token holds, or a word past ``max_input_chars_per_word``): the
+    model is given that id, not the word's text. None for any other model."""
+    import tokenizers  # (installed wherever a ForeignTokenizer exists; slow to import)
+
+    model = backend.model
+    if not isinstance(model, tokenizers.models.WordPiece):
+        return None
+    unk = model.unk_token
+
+    # subtle: words repeat, and the model's own answer costs a call into tokenizers each.
+    @lru_cache(maxsize=1 << 16)
+    def unknown(word: str) -> bool:
+        found = model.tokenize(word)
+        return len(found) == 1 and found[0].value == unk and word != unk
+
+    return unknown
+
+
+def _wordpiece_held(pre: Any, unknown: Callable[[str], bool]) -> Held:
+    """The characters of normalized text a WordPiece model is given as text: its
+    pre-tokens (none where ``pre`` is None: the whole text is one word), less each word it
+    gives as the unknown token, which is left out as dropped text is."""
+
+    def held(text: str) -> list[tuple[int, int]]:
+        pieces = pre.pre_tokenize_str(text) if pre is not None else [(text, (0, len(text)))]
+        return [span for word, span in pieces if not unknown(word)]
+
+    return held
 
 
 def _same(text: str) -> str:

@@ -13,6 +13,7 @@ drawn.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import time
@@ -85,8 +86,13 @@ class CorpusUsage:
     # The bytes of text no id stands for: a tokenizer.json whose pre-tokenizer removes text
     # (``HfPipeline.drops_text``) drops it, as tokenizers does; 0 for any other. None where
     # it drops text the ids' bytes cannot count (:func:`drops_uncounted`: a WordPiece's
-    # spaces), not 0, which would say nothing was dropped.
+    # spaces), not 0, which would say nothing was dropped; None too where its normalizer
+    # deletes characters (``uncounted``).
     dropped: int | None = 0
+    # What drops text ``dropped`` does not count, each as the views say it after "the
+    # tokenizer's" (:func:`uncounted_words`), where a normalizer deletes characters (its
+    # pre-tokenizer first, if it drops text too); else empty.
+    uncounted: tuple[str, ...] = ()
 
     @property
     def bytes_per_token(self) -> float | None:
@@ -234,6 +240,9 @@ def _corpus_usage(
                 if progress:
                     progress("encoding", done, total)
 
+        deleting = _deleting_words(tokenizer)
+        if deleting and drops_uncounted(tokenizer):
+            deleting = (f"pre-tokenizer {UNCOUNTED_WORDS}", *deleting)
         inside, maybe, absent = _unused_split(table, counts, (singles, pairs) if scan else None)
 
         def result(across: list[int] | None, absent: list[int] | None) -> CorpusUsage:
@@ -246,7 +255,8 @@ def _corpus_usage(
                 across=None if across is None else tuple(across),
                 absent=None if absent is None else tuple(absent),
                 seconds=time.perf_counter() - start,
-                dropped=_dropped(tokenizer, counts, text_bytes),
+                dropped=None if deleting else _dropped(tokenizer, counts, text_bytes),
+                uncounted=deleting,
             )
 
         across: list[int] | None = None
@@ -346,6 +356,64 @@ UNCOUNTED_WORDS = (
     "cannot tell how much"
 )
 WHOLE_INPUT = "of the whole input, the text dropped not counted out"
+
+
+def uncounted_words(usage: CorpusUsage) -> list[str]:
+    """What every view says, after "the tokenizer's", of the text ``usage`` drops and does
+    not count (``dropped`` None): its pre-tokenizer's drops, its normalizer's deletions.
+
+    >>> [s.split(":")[0] for s in uncounted_words(CorpusUsage((), 9, 2, np.zeros(1), (), (),
+    ...     (), 0.0, dropped=None))]
+    ['pre-tokenizer drops text, as tokenizers does (no id stands for it)']
+    """
+    if usage.dropped is not None:
+        return []
+    return list(usage.uncounted) or [f"pre-tokenizer {UNCOUNTED_WORDS}"]
+
+
+# Normalizers (their JSON ``type``) that may delete characters: the accents NFD splits off, a
+# Replace by "", the spaces at either end, BertNormalizer's control characters (clean_text)
+# and accents (strip_accents, which follows lowercase where null).
+def _deletes(normalizer: dict[str, object]) -> bool:
+    kind = normalizer.get("type")
+    if kind == "BertNormalizer":
+        accents = normalizer.get("strip_accents")
+        return bool(
+            normalizer.get("clean_text")
+            or accents
+            or (accents is None and normalizer.get("lowercase"))
+        )
+    if kind == "Replace":
+        return normalizer.get("content") == ""
+    return kind in ("StripAccents", "Strip")
+
+
+def _deleting_words(tokenizer: AnyTokenizer) -> tuple[str, ...]:
+    """What :attr:`CorpusUsage.uncounted` says of ``tokenizer``'s normalizer where a step of
+    it deletes characters (named by its type): no id stands for them, and the ids' bytes
+    cannot tell how many, as the normalizer changes the text otherwise too; else nothing."""
+    if isinstance(tokenizer, ForeignTokenizer):
+        steps = tokenizer.backend.normalizer  # (its JSON alone: the file's may be large)
+        normalizer = None if steps is None else json.loads(steps.__getstate__())
+    elif tokenizer.hf_pipeline is not None:
+        normalizer = json.loads(tokenizer.hf_pipeline.spec)[0]
+    else:
+        return ()
+    pending, named = [normalizer], []
+    while pending:
+        step = pending.pop(0)
+        if not isinstance(step, dict):
+            continue
+        if step.get("type") == "Sequence":
+            pending[:0] = step.get("normalizers") or []
+        elif _deletes(step):
+            named.append(str(step.get("type")))
+    if not named:
+        return ()
+    return (
+        f"normalizer ({', '.join(dict.fromkeys(named))}) deletes characters (no id stands "
+        "for them): not counted, as the ids' bytes cannot tell how much",
+    )
 
 
 def drops_uncounted(tokenizer: AnyTokenizer) -> bool:

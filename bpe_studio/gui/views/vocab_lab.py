@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer
-from ...core.explain.usage import UNCOUNTED_WORDS, WHOLE_INPUT, absent_words, dropped_words
+from ...core.explain.usage import WHOLE_INPUT, absent_words, dropped_words, uncounted_words
 from ...core.explain.vocabulary import no_reach
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..jobs.lab_runner import LabRunner
@@ -660,7 +660,7 @@ class VocabLabPage(QWidget):
         else:
             line += "; the text was not searched for the others' bytes"
         if u.dropped is None:
-            line += f" · its pre-tokenizer {UNCOUNTED_WORDS}"
+            line += "".join(f" · its {said}" for said in uncounted_words(u))
         elif u.dropped:
             line += f" · its pre-tokenizer {dropped_words(u.dropped, u.bytes)}"
         return line
