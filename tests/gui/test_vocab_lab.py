@@ -1189,7 +1189,8 @@ def test_with_no_run_yet_the_charts_wait_for_one_not_for_a_choice(qtbot, lab):
 
     lab.picker.pick("run")
     qtbot.waitUntil(lambda: lab.lab.missing is not None, timeout=WAIT)
-    assert lab.charts._ov_note_text == CHOOSE_AGAINST  # nothing chosen yet: that is right
+    # Nothing chosen yet: that is right (waited for: the charts redraw after the news).
+    qtbot.waitUntil(lambda: lab.charts._ov_note_text == CHOOSE_AGAINST, timeout=WAIT)
     lab.against.pick(preset_key("o200k_base"))
     waiting = "Worked out once there is a tokenizer to examine"
     qtbot.waitUntil(lambda: lab.charts._ov_note_text == waiting, timeout=WAIT)
