@@ -60,12 +60,9 @@ def test_train_and_load_ask_nothing_of_a_paused_run_saved_then_stopped(qtbot, wi
     assert asked == []
 
 
-@pytest.fixture
-def checking(qtbot, window, tmp_path, monkeypatch):
-    """A finished run, and a Save as tokenizer.json from the menu held in its check (before
-    any question or folder dialog); the folder dialogs shown, and the event that lets the
-    check end."""
-    result = train_in_window(qtbot, window, TINY, 400)
+def hold_the_check(monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """Hold every Save in its check (before any question or folder dialog): the event set
+    once a check has started, and the one that lets it end (at most 30 s)."""
     release, started = threading.Event(), threading.Event()
     real = saver_module.check_save
 
@@ -75,6 +72,16 @@ def checking(qtbot, window, tmp_path, monkeypatch):
         return real(*args)
 
     monkeypatch.setattr(saver_module, "check_save", held)
+    return started, release
+
+
+@pytest.fixture
+def checking(qtbot, window, tmp_path, monkeypatch):
+    """A finished run, and a Save as tokenizer.json from the menu held in its check (before
+    any question or folder dialog); the folder dialogs shown, and the event that lets the
+    check end."""
+    result = train_in_window(qtbot, window, TINY, 400)
+    started, release = hold_the_check(monkeypatch)
     folders: list[object] = []
     chosen = str(tmp_path / "menu")
     monkeypatch.setattr(file_dialogs, "existing_folder", lambda *a: folders.append(a) or chosen)
@@ -134,15 +141,7 @@ def test_a_close_with_nothing_unsaved_lets_a_checking_save_write(
     result = train_in_window(qtbot, window, TINY, 400)
     assert save_and_wait(qtbot, window, tmp_path / "first")
     assert window.hub.unsaved == 0
-    release, started = threading.Event(), threading.Event()
-    real = saver_module.check_save
-
-    def held(*args):
-        started.set()
-        release.wait(30)
-        return real(*args)
-
-    monkeypatch.setattr(saver_module, "check_save", held)
+    started, release = hold_the_check(monkeypatch)
     chosen = tmp_path / "as_hf"
     chosen.mkdir()
     monkeypatch.setattr(file_dialogs, "existing_folder", lambda *a: str(chosen))
