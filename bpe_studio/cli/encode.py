@@ -294,39 +294,52 @@ def _encode(args: argparse.Namespace) -> int:
                     f"interrupted; {where} was written whole", EXIT_INTERRUPTED
                 ) from None
             raise CliError(f"interrupted; {where} not written", EXIT_INTERRUPTED) from None
-        for bar in bars:
-            bar.close()
-        if args.add_special_tokens and not built and not isinstance(load, ForeignTokenizer):
-            load()  # built only in the workers: the template is read from one built here
-        template = built[-1].template if built else None
-        added = ""
-        if args.add_special_tokens:
-            if template is None:
-                added = "added no special tokens: the tokenizer has no template for them"
-            elif each:
-                added = f"added the template's special tokens around each document: {template.text}"
-            else:
-                tokens = _add_template(out, template.before, template.after)
-                added = f"added the template's special tokens: {template.text}"
-                stats = replace(stats, tokens=tokens)
-        # subtle: with workers each building its own, this process built none: its data says.
-        described = built[-1] if built else read
-        if described is None:
-            described = load_source(args.tokenizer, args.pattern, args.special_token)
-        wrapped = template if args.add_special_tokens else None
-        dropped = _dropped(described, out, stats.input_bytes, wrapped, each)
-        check_sources_unchanged(stamps, "encoding")
-        if staged:
-            try:
-                with held_interrupts():
-                    place(out, destination, args.out)
-            except OSError as e:
-                raise CliError(os_error_message(args.out, e)) from None
-            out = args.out
-        if streamed:
-            with open(out, "rb") as f:
-                closed_after = write_stream(args.out, f)
-        written = os.path.getsize(out)
+        # Ctrl-C or SIGTERM from here on comes once the ids are whole, written in place or
+        # in the stage (removed with it) until placed: the message says which, as a user
+        # told only "interrupted" took a whole file left at --out for a partial one.
+        placed = not staged and not streamed
+        try:
+            for bar in bars:
+                bar.close()
+            if args.add_special_tokens and not built and not isinstance(load, ForeignTokenizer):
+                load()  # built only in the workers: the template is read from one built here
+            template = built[-1].template if built else None
+            added = ""
+            if args.add_special_tokens:
+                if template is None:
+                    added = "added no special tokens: the tokenizer has no template for them"
+                elif each:
+                    added = (
+                        f"added the template's special tokens around each document: {template.text}"
+                    )
+                else:
+                    tokens = _add_template(out, template.before, template.after)
+                    added = f"added the template's special tokens: {template.text}"
+                    stats = replace(stats, tokens=tokens)
+            # subtle: with workers each building its own, this process built none: its data says.
+            described = built[-1] if built else read
+            if described is None:
+                described = load_source(args.tokenizer, args.pattern, args.special_token)
+            wrapped = template if args.add_special_tokens else None
+            dropped = _dropped(described, out, stats.input_bytes, wrapped, each)
+            check_sources_unchanged(stamps, "encoding")
+            if staged:
+                try:
+                    with held_interrupts():
+                        place(out, destination, args.out)
+                        placed = True
+                except OSError as e:
+                    raise CliError(os_error_message(args.out, e)) from None
+                out = args.out
+            if streamed:
+                with open(out, "rb") as f:
+                    closed_after = write_stream(args.out, f)
+            written = os.path.getsize(out)
+        except KeyboardInterrupt:
+            if streamed:
+                raise  # part of the ids may have gone out: the one line says interrupted
+            done = "was written whole" if placed else "not written"
+            raise CliError(f"interrupted; {args.out} {done}", EXIT_INTERRUPTED) from None
     rate = stats.mb_per_second
     lines = [
         f"loaded the tokenizer in {stats.load_seconds + stats.setup_seconds:.2f} s",

@@ -14,12 +14,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cli_run import PROGRESS
 from core_helpers import EOT, REPO_ROOT, slice_head, write_text
 
+from bpe_studio.core import Tokenizer
 from bpe_studio.core.corpus.counting import IN_PROCESS_LIMIT
 from bpe_studio.core.encode.encode_file import PARALLEL_MIN_BYTES
 
@@ -96,6 +99,21 @@ def assert_one_quiet_line(code: int, lines: list[str], expected: int = 130) -> N
     assert "interrupted" in others[0] and "Traceback" not in "\n".join(lines)
 
 
+def assert_not_written_or_whole(
+    lines: list[str], out: Path, text: str, expected_ids: Callable[[str], list[int]]
+) -> None:
+    """The signal goes at the first progress line, but on a loaded machine the rest of the
+    encoding can be done before it lands: then the command says the file was written whole,
+    and it must be, ids equal to ``expected_ids(text)`` (one encode in this process, not the
+    command's workers). Otherwise nothing is left. Either way no temporary folder stays."""
+    said = [ln for ln in lines if "interrupted" in ln][0]
+    if "was written whole" in said:
+        assert np.load(out).tolist() == expected_ids(text)
+    else:
+        assert not out.exists(), said
+    assert [p.name for p in out.parent.iterdir() if p.name.startswith(".")] == []
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_parallel_pre_tokenization(tmp_path):
     # 1 MB chunks (the least count_file makes), fewer than the workers: some wait idle for
@@ -127,8 +145,8 @@ def test_ctrl_c_during_parallel_encoding(tmp_path):
         tmp_path, "encoding", "encode", big, "--tokenizer", tok, "--workers", 24, "--out", out
     )
     assert_one_quiet_line(code, lines)
-    assert not out.exists()
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    reference = Tokenizer.from_files(tok / "vocab.json", tok / "merges.txt", [EOT])
+    assert_not_written_or_whole(lines, out, big.read_text(encoding="utf-8"), reference.encode)
 
 
 @pytest.mark.parametrize("engine", ["python", "compiled"])
@@ -217,7 +235,7 @@ def test_ctrl_c_while_the_summary_is_written_is_not_a_stop(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("background", [False, True])
-def test_sigterm_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path, background):
+def test_sigterm_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path, background, tiktoken_gpt2):
     """SIGTERM (``timeout``, ``kill``, a job scheduler) to the group: the default action left
     the workers' chunks folder beside --out. It now ends the command as Ctrl-C does, exit
     143 (128 + SIGTERM); in a script's background job too, whose SIGINT is ignored (the
@@ -229,8 +247,8 @@ def test_sigterm_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path, backgrou
         "--out", out, sig=signal.SIGTERM, background=background,
     )  # fmt: skip
     assert_one_quiet_line(code, lines, expected=143)
-    assert not out.exists()
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    text = big.read_text(encoding="utf-8")
+    assert_not_written_or_whole(lines, out, text, tiktoken_gpt2.encode_ordinary)
 
 
 def test_the_terminal_closing_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path):
@@ -529,3 +547,40 @@ def test_a_ctrl_c_dropped_in_a_run_whose_reader_had_gone_is_said(tmp_path):
     done = _run_script(tmp_path, script)
     assert done.returncode == 130, done.stderr
     assert done.stderr.splitlines() == ["bpe-studio: error: interrupted"], done.stderr
+
+
+@pytest.mark.parametrize("staged", [False, True])
+def test_ctrl_c_once_the_ids_are_whole_says_where_they_are(
+    tmp_path, monkeypatch, capsys, staged, tiktoken_gpt2, gpt2_tokenizer
+):
+    """Seen in a loaded CI run: SIGTERM landed after the ids were written in place, and the
+    one line said only "interrupted" above a whole ids.npy, which reads as a partial file.
+    Written in place (a preset), the line says it was written whole, and it is; staged beside
+    --out (a tokenizer's files, checked once done), it is not written, and nothing is left."""
+    from bpe_studio.cli import encode, main
+
+    real = encode._dropped
+
+    def dropped(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # typed while the summary's figures are read
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(encode, "_dropped", dropped)
+    text = slice_head("english", 100_000)
+    corpus = write_text(tmp_path / "t.txt", text)
+    if staged:
+        tok = tmp_path / "tok"
+        gpt2_tokenizer.save(tok)
+        source = str(tok)
+    else:
+        source = "gpt2"
+    out = tmp_path / "out" / "ids.npy"
+    out.parent.mkdir()
+    assert main(["encode", str(corpus), "--tokenizer", source, "--out", str(out)]) == 130
+    last = capsys.readouterr().err.splitlines()[-1]
+    if staged:
+        assert last == f"bpe-studio: error: interrupted; {out} not written"
+        assert list(out.parent.iterdir()) == []
+    else:
+        assert last == f"bpe-studio: error: interrupted; {out} was written whole"
+        assert np.load(out).tolist() == tiktoken_gpt2.encode(text, allowed_special="all")
