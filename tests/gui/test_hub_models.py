@@ -293,6 +293,31 @@ def test_a_fetch_that_fails_at_once_never_shows_its_dialog_later(qtbot):
         assert own_timers_running() == []
 
 
+def test_a_fetch_cancelled_before_its_start_is_heard_shows_no_dialog(qtbot):
+    """Seen in a loaded CI run: a Hub fetch began (its job thread said so), GPT-2 was picked
+    before the GUI thread heard that, and the pick's cancel came first. The late "began"
+    then started the dialog's timer for a fetch already cancelled: "Asking the Hugging Face
+    Hub…" showed over the GPT-2 pick and stayed, as that fetch's end no longer matched the
+    one under way. The test holds the GUI thread's events as the race did."""
+    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtWidgets import QWidget
+
+    from bpe_studio.gui.views.hub_models import DownloadProgress
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    parent.show()
+    progress = DownloadProgress(parent)
+    fetch = progress.callback("acme/slow", "hub:acme/slow")  # the job thread's start
+    fetch(16_000, 4_000_000)  # and its first bytes, both queued, not yet heard
+    progress.cancel()  # the other pick, before the GUI thread went round
+    progress.finish(fetch)  # and the fetch's end, which may come before or after the news
+    QCoreApplication.processEvents()  # the queued news is heard after them
+    # The timer is what would show the dialog (SHOW_AFTER_MS later): checked, not waited out.
+    assert not progress._show_timer.isActive()
+    assert progress.dialog is None or not progress.dialog.isVisible()
+
+
 def test_a_malformed_remembered_name_is_not_offered(qtbot, settings_in_tmp):
     # A settings file edited by hand (or left by an older version) listed "bad name here":
     # choosing it raised a traceback on the GUI thread and left the box naming it while the

@@ -118,7 +118,7 @@ class Fetch:
     def __call__(self, done: int, total: int | None) -> None:
         if self.cancelled.is_set():
             raise DownloadCancelled(f"{self.name}: the download was cancelled")
-        self._reported.emit(self.name, done, -1 if total is None else total)
+        self._reported.emit(self, done, -1 if total is None else total)
 
 
 class DownloadProgress(QObject):
@@ -130,8 +130,11 @@ class DownloadProgress(QObject):
     (:class:`DownloadCancelled`, which the pick turns into "cancelled": the pane keeps the
     tokenizer it showed)."""
 
-    began = Signal(str)  # model name: a fetch started (job thread -> GUI thread)
-    reported = Signal(str, int, int)  # model name, bytes done, total (-1: unknown)
+    # subtle: the news carries its Fetch, as it is queued: a pick that cancelled the fetch
+    # may come before the GUI thread hears it, and a late "began" showed the dialog of a
+    # fetch already cancelled, for good.
+    began = Signal(object)  # the Fetch that started (job thread -> GUI thread)
+    reported = Signal(object, int, int)  # the Fetch, bytes done, total (-1: unknown)
     stopped = Signal(str)  # the picker's key of a fetch cancelled (GUI thread)
     SHOW_AFTER_MS = 300
 
@@ -159,7 +162,7 @@ class DownloadProgress(QObject):
         self._cancelled = fetch.cancelled
         self._fetch = fetch
         self.key = key
-        self.began.emit(name)
+        self.began.emit(fetch)
         return fetch
 
     def _ensure_dialog(self) -> QProgressDialog:
@@ -183,11 +186,16 @@ class DownloadProgress(QObject):
             dialog.hide()
         return dialog
 
-    @Slot(str)
-    def _on_began(self, name: str) -> None:
+    def _under_way(self, fetch: Fetch) -> bool:
+        return fetch is self._fetch and not fetch.cancelled.is_set()
+
+    @Slot(object)
+    def _on_began(self, fetch: Fetch) -> None:
+        if not self._under_way(fetch):
+            return  # cancelled or over before this news came
         dialog = self._ensure_dialog()
         self._active = True
-        dialog.setLabelText(f"Asking the Hugging Face Hub for the tokenizer of {name}…")
+        dialog.setLabelText(f"Asking the Hugging Face Hub for the tokenizer of {fetch.name}…")
         dialog.setRange(0, 0)  # a busy bar until the size is known
         self._show_timer.start(self.SHOW_AFTER_MS)
 
@@ -196,10 +204,11 @@ class DownloadProgress(QObject):
         if self._active and self.dialog is not None:
             self.dialog.show()
 
-    @Slot(str, int, int)
-    def _on_reported(self, name: str, done: int, total: int) -> None:
-        if not self._active:
+    @Slot(object, int, int)
+    def _on_reported(self, fetch: Fetch, done: int, total: int) -> None:
+        if not self._active or not self._under_way(fetch):
             return  # cancelled or finished: a late report from the job
+        name = fetch.name
         dialog = self._ensure_dialog()
         size = f"{format_bytes(done)} of {format_bytes(total)}" if total > 0 else format_bytes(done)
         dialog.setLabelText(f"Downloading the tokenizer of {name}: {size}")
