@@ -13,8 +13,11 @@ drawn.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
+import struct
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -373,7 +376,8 @@ def uncounted_words(usage: CorpusUsage) -> list[str]:
 
 # Normalizers (their JSON ``type``) that may delete characters: the accents NFD splits off, a
 # Replace by "", the spaces at either end, BertNormalizer's control characters (clean_text)
-# and accents (strip_accents, which follows lowercase where null).
+# and accents (strip_accents, which follows lowercase where null), a SentencePiece charsmap's
+# rules that replace characters by nothing (``_charsmap_deletes``).
 def _deletes(normalizer: dict[str, object]) -> bool:
     kind = normalizer.get("type")
     if kind == "BertNormalizer":
@@ -385,7 +389,27 @@ def _deletes(normalizer: dict[str, object]) -> bool:
         )
     if kind == "Replace":
         return normalizer.get("content") == ""
+    if kind == "Precompiled":
+        return _charsmap_deletes(normalizer.get("precompiled_charsmap"))
     return kind in ("StripAccents", "Strip")
+
+
+def _charsmap_deletes(charsmap: object) -> bool:
+    """Whether a Precompiled normalizer's charsmap (base64 of SentencePiece's: the trie's
+    size in bytes, the trie, then each distinct replacement once, ended by a NUL, in sorted
+    order, as its ``Builder::CompileCharsMap`` writes them) holds the empty replacement: a
+    rule that deletes (nmt_nfkc's control characters). The empty one sorts first; a charsmap
+    not read so is taken to delete, said not counted rather than 0; none (null, "") maps
+    nothing."""
+    if charsmap is None or charsmap == "":
+        return False
+    try:
+        data = base64.b64decode(str(charsmap), validate=True)
+        (size,) = struct.unpack_from("<I", data)
+    except (binascii.Error, ValueError, struct.error):
+        return True
+    replacements = data[4 + size :]
+    return replacements.startswith(b"\0") or b"\0\0" in replacements
 
 
 def _deleting_words(tokenizer: AnyTokenizer) -> tuple[str, ...]:
