@@ -4,7 +4,8 @@ Other kinds than byte-level BPE, trained by ``tokenizers``' own trainers on the 
 ``corpus.en`` (deterministic; small vocabularies, so Chinese falls back to ``[UNK]`` or to byte
 tokens):
 - :func:`wordpiece`: BERT's shape (BertNormalizer lowercasing, BertPreTokenizer, ``##``
-  continuation, a TemplateProcessing adding ``[CLS]``/``[SEP]``).
+  continuation, a TemplateProcessing adding ``[CLS]``/``[SEP]``); :func:`wordpiece_keeping_spaces`,
+  one whose pre-tokenizer drops nothing, with words it gives as ``[UNK]``.
 - :func:`unigram`: NFKC, Metaspace (SentencePiece's ``▁``), Unigram (ALBERT, T5 shape);
   :func:`unigram_byte_fallback`, the same with ``byte_fallback`` and ``<0xNN>`` tokens.
 - :func:`sentencepiece_bpe`: Llama 2 / Mistral 7B's shape: no pre-tokenizer, a normalizer
@@ -235,6 +236,17 @@ def falcon_style(directory: Path) -> Path:
             pre_tokenizers.Split(Regex("[0-9][0-9][0-9]"), behavior="isolated"),
         ]
     )
+    return _save(tok, directory)
+
+
+def wordpiece_keeping_spaces(directory: Path) -> Path:
+    """A WordPiece whose pre-tokenizer drops nothing (a Split that isolates each space, which
+    is a token), Lowercase before it: "xyzw" holds a "w" no token holds, so the word is one
+    ``[UNK]``, and "xyz", a token, is met only there in "Hello ok xyzw"."""
+    entries = ["[UNK]", " ", *"abehklo", *(f"##{c}" for c in "abehklo"), "hello", "ok", "xyz"]
+    tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(entries)}, unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Split(" ", behavior="isolated")
     return _save(tok, directory)
 
 

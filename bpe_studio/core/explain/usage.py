@@ -96,6 +96,10 @@ class CorpusUsage:
     # tokenizer's" (:func:`uncounted_words`), where a normalizer deletes characters (its
     # pre-tokenizer first, if it drops text too); else empty.
     uncounted: tuple[str, ...] = ()
+    # The words a WordPiece model gave as its unknown token (that id's count): one id each,
+    # not their text, which the scan leaves out as it leaves out text dropped (a token met
+    # only there is ``absent``: not in the text kept, :func:`absent_words`); 0 for any other.
+    unknown: int = 0
 
     @property
     def bytes_per_token(self) -> float | None:
@@ -260,6 +264,7 @@ def _corpus_usage(
                 seconds=time.perf_counter() - start,
                 dropped=None if deleting else _dropped(tokenizer, counts, text_bytes),
                 uncounted=deleting,
+                unknown=_unknown_words(tokenizer, counts),
             )
 
         across: list[int] | None = None
@@ -343,13 +348,30 @@ def dropped_words(dropped: int, total: int) -> str:
 
 def absent_words(usage: CorpusUsage | None) -> str:
     """What every view calls where the ``absent`` tokens' bytes are not: the text (no usage
-    yet), or, for a tokenizer that drops text (``dropped`` not 0), the text kept: bytes met
-    only in what it drops, or across it, are in no text its model is given.
+    yet), or, for a tokenizer that drops text (``dropped`` not 0) or gave words as its
+    unknown token (``unknown``), the text kept: bytes met only in what it drops or gives so,
+    or across it, are in no text its model is given.
 
     >>> absent_words(CorpusUsage((), 9, 2, np.zeros(1), (), (), (), 0.0, dropped=4))
     'not in the text kept'
     """
-    return "not in the text" if usage is None or usage.dropped == 0 else "not in the text kept"
+    if usage is None or (usage.dropped == 0 and not usage.unknown):
+        return "not in the text"
+    return "not in the text kept"
+
+
+def unknown_words(unknown: int) -> str:
+    """What every view says, after "the tokenizer's", of the words a WordPiece model gave as
+    its unknown token (``CorpusUsage.unknown``).
+
+    >>> unknown_words(3)
+    'WordPiece model gave 3 words as its unknown token (one id each, not their text)'
+    """
+    words = "word" if unknown == 1 else "words"
+    return (
+        f"WordPiece model gave {unknown:,} {words} as its unknown token (one id each, not "
+        "their text)"
+    )
 
 
 # What every view says after naming a pre-tokenizer whose dropped text is not counted
@@ -472,6 +494,20 @@ def _dropped(tokenizer: AnyTokenizer, counts: np.ndarray, text_bytes: int) -> in
         if idx < len(lengths):
             lengths[idx] = len(token)
     return max(text_bytes - int(counts @ lengths), 0)
+
+
+def _unknown_words(tokenizer: AnyTokenizer, counts: np.ndarray) -> int:
+    """How many words ``tokenizer``'s WordPiece model gave as its unknown token (the scan
+    leaves them out: ``encoded_text``): that id's count; 0 for any other model."""
+    if not isinstance(tokenizer, ForeignTokenizer):
+        return 0
+    import tokenizers  # (installed wherever a ForeignTokenizer exists; slow to import)
+
+    model = tokenizer.backend.model
+    if not isinstance(model, tokenizers.models.WordPiece):
+        return 0
+    unk = tokenizer.backend.token_to_id(model.unk_token)
+    return int(counts[unk]) if unk is not None and 0 <= unk < len(counts) else 0
 
 
 def _check_table(tokenizer: AnyTokenizer, table: TokenTable, samples: int = 64) -> None:
