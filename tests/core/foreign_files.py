@@ -24,6 +24,7 @@ Each function writes ``directory/tokenizer.json`` and returns its path.
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 
 from core_helpers import FIXTURES
@@ -248,6 +249,19 @@ def wordpiece_keeping_spaces(directory: Path) -> Path:
     tok.normalizer = normalizers.Lowercase()
     tok.pre_tokenizer = pre_tokenizers.Split(" ", behavior="isolated")
     return _save(tok, directory)
+
+
+def precompiled_charsmap(key: str, replacement: str) -> bytes:
+    """A SentencePiece precompiled charsmap of one rule, ``key`` (one ASCII character) ->
+    ``replacement``: the trie's size, a double-array trie of that one key (darts-clone's
+    units: root, the key's node, its value) and the replacements, each ended by a NUL."""
+    units = [0] * 256
+    units[0] = 1 << 10  # the root: its children at 0 ^ 1 ^ label
+    node = 1 ^ ord(key)
+    units[node] = ord(key) | 1 << 8 | 1 << 10  # its label, a leaf, the value at node ^ 1
+    units[node ^ 1] = 1 << 31  # the value: the replacement at offset 0
+    trie = struct.pack(f"<{len(units)}I", *units)
+    return struct.pack("<I", len(trie)) + trie + replacement.encode() + b"\0"
 
 
 def with_pre_tokenizer(path: Path, directory: Path, pre_tokenizer: object) -> Path:

@@ -7,12 +7,11 @@ its ids of each document, and the characters its own pre-tokenizer's offsets hol
 from __future__ import annotations
 
 import json
-import struct
 
 import pytest
 import tokenizers
 from core_helpers import write_text
-from foreign_files import dropping_files, kept_runs, removing_split
+from foreign_files import dropping_files, kept_runs, precompiled_charsmap, removing_split
 from tokenizers import decoders, models, normalizers, pre_tokenizers
 
 from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
@@ -97,25 +96,12 @@ def test_tokens_met_only_in_dropped_text_are_not_in_the_text(tmp_path, monkeypat
         assert by_bytes[token] in usage.absent, token
 
 
-def _charsmap(key: str, replacement: str) -> bytes:
-    """A SentencePiece precompiled charsmap of one rule, ``key`` (one ASCII character) ->
-    ``replacement``: the trie's size, a double-array trie of that one key (darts-clone's
-    units: root, the key's node, its value) and the replacements, each ended by a NUL."""
-    units = [0] * 256
-    units[0] = 1 << 10  # the root: its children at 0 ^ 1 ^ label
-    node = 1 ^ ord(key)
-    units[node] = ord(key) | 1 << 8 | 1 << 10  # its label, a leaf, the value at node ^ 1
-    units[node ^ 1] = 1 << 31  # the value: the replacement at offset 0
-    trie = struct.pack(f"<{len(units)}I", *units)
-    return struct.pack("<I", len(trie)) + trie + replacement.encode() + b"\0"
-
-
 @pytest.mark.parametrize(
     ("normalizer", "named", "doc"),
     [
         # tokenizers runs it: SentencePiece's charsmap deletes every "x" (nmt_nfkc's
         # control characters, say)
-        (normalizers.Precompiled(_charsmap("x", "")), "Precompiled", "xxxx abc"),
+        (normalizers.Precompiled(precompiled_charsmap("x", "")), "Precompiled", "xxxx abc"),
         # read here: a Replace by "" deletes every "x"
         (normalizers.Replace("x", ""), "Replace", "xxxx abc"),
         # tokenizers runs it: the accents NFD splits off are deleted
@@ -151,7 +137,7 @@ def test_text_a_normalizer_deletes_is_not_said_to_be_none(tmp_path, normalizer, 
     "normalizer",
     [
         normalizers.Sequence([normalizers.NFC(), normalizers.Replace("x", "y")]),
-        normalizers.Precompiled(_charsmap("x", "y")),  # its one rule deletes nothing
+        normalizers.Precompiled(precompiled_charsmap("x", "y")),  # its one rule deletes nothing
     ],
 )
 def test_a_file_without_such_a_normalizer_still_drops_nothing(tmp_path, normalizer):

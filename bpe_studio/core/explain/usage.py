@@ -435,16 +435,24 @@ def _charsmap_deletes(charsmap: object) -> bool:
 
 
 def _deleting_words(tokenizer: AnyTokenizer) -> tuple[str, ...]:
-    """What :attr:`CorpusUsage.uncounted` says of ``tokenizer``'s normalizer where a step of
-    it deletes characters (named by its type): no id stands for them, and the ids' bytes
-    cannot tell how many, as the normalizer changes the text otherwise too; else nothing."""
+    """What :attr:`CorpusUsage.uncounted` says of ``tokenizer``'s normalizer
+    (:func:`deleting_words`)."""
     if isinstance(tokenizer, ForeignTokenizer):
         steps = tokenizer.backend.normalizer  # (its JSON alone: the file's may be large)
-        normalizer = None if steps is None else json.loads(steps.__getstate__())
-    elif tokenizer.hf_pipeline is not None:
-        normalizer = json.loads(tokenizer.hf_pipeline.spec)[0]
-    else:
-        return ()
+        return deleting_words(None if steps is None else json.loads(steps.__getstate__()))
+    if tokenizer.hf_pipeline is not None:
+        return deleting_words(json.loads(tokenizer.hf_pipeline.spec)[0])
+    return ()
+
+
+def deleting_words(normalizer: object) -> tuple[str, ...]:
+    """What every view says, after "the tokenizer's", of a ``normalizer`` (its JSON) a step of
+    which deletes characters (named by its type): no id stands for them, and the ids' bytes
+    cannot tell how many, as the normalizer changes the text otherwise too; else nothing.
+
+    >>> deleting_words({"type": "Replace", "content": ""})[0].split(":")[0]
+    'normalizer (Replace) deletes characters (no id stands for them)'
+    """
     pending, named = [normalizer], []
     while pending:
         step = pending.pop(0)
