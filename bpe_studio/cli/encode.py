@@ -52,7 +52,7 @@ from .inputs import (
     records,
     stdin_input,
 )
-from .kept_text import dropped_note, drops_text, drops_uncounted, kept_bytes
+from .kept_text import deleted_notes, dropped_note, drops_text, drops_uncounted, kept_bytes
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
@@ -360,12 +360,15 @@ def _encode(args: argparse.Namespace) -> int:
             lines.append(f"compression ratio: {per_token:.2f} bytes/token (of the text kept)")
     else:
         # subtle: one that drops text its ids' bytes cannot count (a WordPiece's spaces; a
-        # normalizer's file) says so, and has the ratio over every input byte, said so.
+        # normalizer's file), or whose normalizer deletes characters, says so, and has the
+        # ratio over every input byte, said so.
         uncounted = stats.input_bytes > 0 and drops_uncounted(described)
         if uncounted:
             lines.append(dropped_note(described, None, stats.input_bytes))
+        deleted = deleted_notes(described) if stats.input_bytes else []
+        lines += deleted
         if stats.tokens:
-            shown = f" ({WHOLE_INPUT})" if uncounted else ""
+            shown = f" ({WHOLE_INPUT})" if uncounted or deleted else ""
             lines.append(f"compression ratio: {stats.bytes_per_token:.2f} bytes/token{shown}")
     if stats.input_bytes:
         lines.append(f"throughput: {rate:.2f} MB/s")

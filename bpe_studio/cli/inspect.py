@@ -38,6 +38,7 @@ from ..core.explain.usage import (
     corpus_usage,
     dropped_words,
     uncounted_words,
+    unknown_words,
 )
 from ..core.explain.vocabulary import Makeup, TokenTable, no_reach, token_table
 from ..core.io.gc_pause import gc_paused
@@ -477,6 +478,9 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
         lines.insert(
             1, f"  the tokenizer's pre-tokenizer {dropped_words(usage.dropped, usage.bytes)}"
         )
+    if usage.unknown:
+        # (why bytes met only in those words are "not in the text kept": no text is dropped)
+        lines.insert(1, f"  the tokenizer's {unknown_words(usage.unknown)}")
     specials = {k: v for k, v in usage.special_counts(table).items() if v}
     if specials:
         lines.append("  special tokens: " + ", ".join(f"{k} {v:,}" for k, v in specials.items()))

@@ -5,18 +5,21 @@ What it does: a pre-tokenizer step that removes text (a Split that keeps its mat
 ``tokenizers`` does: no id stands for it. :func:`drops_text` tells such a tokenizer,
 :func:`kept_bytes` counts the bytes its ids stand for (from the ids file, not reading the
 input again) and :func:`dropped_note` says how much of the input they leave out;
-:func:`drops_uncounted` tells one that drops text where that count cannot be made. What it
+:func:`drops_uncounted` tells one that drops text where that count cannot be made, and
+:func:`deleted_notes` says where its normalizer deletes characters (StripAccents, a Replace by
+"", a SentencePiece charsmap's deleting rules), which no count can tell either. What it
 leaves out: where that text was (``encode`` names no character, only how much).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 import numpy as np
 
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
-from ..core.explain.usage import UNCOUNTED_WORDS, dropped_words
+from ..core.explain.usage import UNCOUNTED_WORDS, deleting_words, dropped_words
 from ..core.explain.usage import drops_uncounted as usage_drops_uncounted
 from ..core.formats.base.data import TokenizerData
 from ..core.formats.hf.kind import noted_dropping
@@ -69,3 +72,15 @@ def dropped_note(tok: AnyTokenizer | TokenizerData, dropped: int | None, total: 
     )
     said = UNCOUNTED_WORDS if dropped is None else dropped_words(dropped, total)
     return f"note: the {what} {said}"
+
+
+def deleted_notes(tok: AnyTokenizer | TokenizerData) -> list[str]:
+    """The summary's notes where ``tok``'s normalizer deletes characters, as ``inspect`` and
+    the app's lab say it (``usage.deleting_words``); none where it deletes none."""
+    if isinstance(tok, ForeignTokenizer):
+        steps = tok.backend.normalizer  # (its JSON alone: the file's may be large)
+        normalizer = None if steps is None else json.loads(steps.__getstate__())
+    else:
+        pipeline = tok.pipeline if isinstance(tok, TokenizerData) else tok.hf_pipeline
+        normalizer = None if pipeline is None else json.loads(pipeline.spec)[0]
+    return [f"note: the tokenizer.json's {said}" for said in deleting_words(normalizer)]

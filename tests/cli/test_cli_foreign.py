@@ -240,3 +240,42 @@ def test_a_compressed_corpus_not_in_utf8_is_said_to_be_decompressed(tmp_path, co
     assert error_line(cli(tmp_path, *args)).startswith(
         "bpe-studio: error: t.txt.gz (decompressed): not valid UTF-8 at byte offset 12003 "
     )
+
+
+@pytest.mark.parametrize(
+    ("named", "workers"),
+    [("StripAccents", 1), ("Replace", 1), ("Replace", 2), ("Precompiled", 1)],
+)
+def test_encode_says_what_a_normalizer_deletes_is_not_counted(tmp_path, named, workers):
+    """An audit: encode with a file whose normalizer deletes characters (NFD + StripAccents,
+    which tokenizers runs; a Replace by "", read here, in this process or in the workers; a
+    SentencePiece charsmap with a deleting rule) gave its ratio as if nothing were dropped,
+    without a word, where inspect names the step. The oracle: tokenizers' own normalize_str
+    leaves characters out, and its ids."""
+    from foreign_files import precompiled_charsmap
+    from tokenizers import decoders, models, normalizers, pre_tokenizers
+
+    steps = {
+        "StripAccents": normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents()]),
+        "Replace": normalizers.Replace("x", ""),
+        "Precompiled": normalizers.Precompiled(precompiled_charsmap("x", "")),
+    }
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    hf = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    hf.normalizer = steps[named]
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    hf.save(str(tmp_path / "tokenizer.json"))
+    text = "café naïve xxx résumé\n" * 40
+    assert len(hf.normalizer.normalize_str(text).encode()) < len(text.encode())  # the oracle
+    (tmp_path / "t.txt").write_text(text, encoding="utf-8")
+    result = cli(tmp_path, "encode", "t.txt", "--tokenizer", "tokenizer.json", "--out", "ids.npy",
+                 "--workers", str(workers))  # fmt: skip
+    ok(result)
+    ids = hf.encode(text, add_special_tokens=False).ids
+    assert np.load(tmp_path / "ids.npy").tolist() == ids
+    lines = result.stderr.splitlines()
+    said = f"note: the tokenizer.json's normalizer ({named}) deletes characters (no id stands "
+    assert f"{said}for them): not counted, as the ids' bytes cannot tell how much" in lines
+    ratio = f"compression ratio: {len(text.encode()) / len(ids):.2f} bytes/token"
+    assert f"{ratio} (of the whole input, the text dropped not counted out)" in lines, lines

@@ -459,7 +459,10 @@ def test_a_tokenizers_run_file_that_drops_nothing_keeps_dropped_at_0(tmp_path):
     report = cli(tmp_path, "inspect", path, "--corpus", "t.txt", "--json")
     ok(report)
     assert json.loads(report.stdout)["corpus"]["dropped_bytes"] == 0
-    summary = ok(cli(tmp_path, "inspect", path, "--corpus", "t.txt"))
+    run = cli(tmp_path, "inspect", path, "--corpus", "t.txt")
+    ok(run)
+    summary = run.stdout  # (the report; ok() gives stderr, its progress bars)
+    assert "Corpus t.txt:" in summary
     assert "drops text" not in summary and "not counted" not in summary
 
 
@@ -489,3 +492,30 @@ def test_what_a_normalizer_deletes_is_said_not_counted(tmp_path):
     assert f"{said} not counted, as the ids' bytes cannot tell how much\n" in summary
     assert "pre-tokenizer" not in summary
     assert "bytes/token of the whole input, the text dropped not counted out)" in summary
+
+
+def test_a_wordpiece_that_drops_nothing_says_its_unk_words_are_not_text_kept(tmp_path):
+    """An audit: under a WordPiece whose pre-tokenizer drops nothing, the never-used "xyz",
+    met only inside "xyzw" (one [UNK] id: tokenizers' own tokens), was counted among the
+    "bytes not in the text", which holds it. The summary says how many words the model got
+    as [UNK], and that such bytes are not in the text kept."""
+    from foreign_files import wordpiece_keeping_spaces
+
+    hf = tokenizers.Tokenizer.from_file(str(wordpiece_keeping_spaces(tmp_path)))
+    text = "Hello ok xyzw\n" * 12
+    tokens = hf.encode(text, add_special_tokens=False).tokens
+    assert tokens.count("[UNK]") == 12  # the oracle
+    write_text(tmp_path / "t.txt", text)
+    report = cli(tmp_path, "inspect", "tokenizer.json", "--corpus", "t.txt", "--json")
+    ok(report)
+    corpus = json.loads(report.stdout)["corpus"]
+    assert (
+        corpus["dropped_bytes"] == 0 and hf.token_to_id("xyz") in corpus["undertrained"]["absent"]
+    )
+    run = cli(tmp_path, "inspect", "tokenizer.json", "--corpus", "t.txt")
+    ok(run)
+    summary = run.stdout
+    said = "  the tokenizer's WordPiece model gave 12 words as its unknown token (one id each, "
+    assert f"{said}not their text)\n" in summary
+    assert "    bytes not in the text kept:" in summary
+    assert "bytes not in the text:" not in summary

@@ -4,7 +4,8 @@ Other kinds than byte-level BPE, trained by ``tokenizers``' own trainers on the 
 ``corpus.en`` (deterministic; small vocabularies, so Chinese falls back to ``[UNK]`` or to byte
 tokens):
 - :func:`wordpiece`: BERT's shape (BertNormalizer lowercasing, BertPreTokenizer, ``##``
-  continuation, a TemplateProcessing adding ``[CLS]``/``[SEP]``).
+  continuation, a TemplateProcessing adding ``[CLS]``/``[SEP]``); :func:`wordpiece_keeping_spaces`,
+  one whose pre-tokenizer drops nothing, with words it gives as ``[UNK]``.
 - :func:`unigram`: NFKC, Metaspace (SentencePiece's ``▁``), Unigram (ALBERT, T5 shape);
   :func:`unigram_byte_fallback`, the same with ``byte_fallback`` and ``<0xNN>`` tokens.
 - :func:`sentencepiece_bpe`: Llama 2 / Mistral 7B's shape: no pre-tokenizer, a normalizer
@@ -23,6 +24,7 @@ Each function writes ``directory/tokenizer.json`` and returns its path.
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 
 from core_helpers import FIXTURES
@@ -236,6 +238,30 @@ def falcon_style(directory: Path) -> Path:
         ]
     )
     return _save(tok, directory)
+
+
+def wordpiece_keeping_spaces(directory: Path) -> Path:
+    """A WordPiece whose pre-tokenizer drops nothing (a Split that isolates each space, which
+    is a token), Lowercase before it: "xyzw" holds a "w" no token holds, so the word is one
+    ``[UNK]``, and "xyz", a token, is met only there in "Hello ok xyzw"."""
+    entries = ["[UNK]", " ", *"abehklo", *(f"##{c}" for c in "abehklo"), "hello", "ok", "xyz"]
+    tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(entries)}, unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Split(" ", behavior="isolated")
+    return _save(tok, directory)
+
+
+def precompiled_charsmap(key: str, replacement: str) -> bytes:
+    """A SentencePiece precompiled charsmap of one rule, ``key`` (one ASCII character) ->
+    ``replacement``: the trie's size, a double-array trie of that one key (darts-clone's
+    units: root, the key's node, its value) and the replacements, each ended by a NUL."""
+    units = [0] * 256
+    units[0] = 1 << 10  # the root: its children at 0 ^ 1 ^ label
+    node = 1 ^ ord(key)
+    units[node] = ord(key) | 1 << 8 | 1 << 10  # its label, a leaf, the value at node ^ 1
+    units[node ^ 1] = 1 << 31  # the value: the replacement at offset 0
+    trie = struct.pack(f"<{len(units)}I", *units)
+    return struct.pack("<I", len(trie)) + trie + replacement.encode() + b"\0"
 
 
 def with_pre_tokenizer(path: Path, directory: Path, pre_tokenizer: object) -> Path:

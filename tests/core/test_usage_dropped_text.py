@@ -11,7 +11,7 @@ import json
 import pytest
 import tokenizers
 from core_helpers import write_text
-from foreign_files import dropping_files, kept_runs, removing_split
+from foreign_files import dropping_files, kept_runs, precompiled_charsmap, removing_split
 from tokenizers import decoders, models, normalizers, pre_tokenizers
 
 from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
@@ -99,6 +99,9 @@ def test_tokens_met_only_in_dropped_text_are_not_in_the_text(tmp_path, monkeypat
 @pytest.mark.parametrize(
     ("normalizer", "named", "doc"),
     [
+        # tokenizers runs it: SentencePiece's charsmap deletes every "x" (nmt_nfkc's
+        # control characters, say)
+        (normalizers.Precompiled(precompiled_charsmap("x", "")), "Precompiled", "xxxx abc"),
         # read here: a Replace by "" deletes every "x"
         (normalizers.Replace("x", ""), "Replace", "xxxx abc"),
         # tokenizers runs it: the accents NFD splits off are deleted
@@ -130,10 +133,18 @@ def test_text_a_normalizer_deletes_is_not_said_to_be_none(tmp_path, normalizer, 
     assert said.startswith(f"normalizer ({named}) deletes characters") and "not counted" in said
 
 
-def test_a_file_without_such_a_normalizer_still_drops_nothing(tmp_path):
+@pytest.mark.parametrize(
+    "normalizer",
+    [
+        normalizers.Sequence([normalizers.NFC(), normalizers.Replace("x", "y")]),
+        normalizers.Precompiled(precompiled_charsmap("x", "y")),  # its one rule deletes nothing
+    ],
+)
+def test_a_file_without_such_a_normalizer_still_drops_nothing(tmp_path, normalizer):
     vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
     hf = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=[]))
-    hf.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace("x", "y")])
+    hf.normalizer = normalizer
+    assert hf.normalizer.normalize_str("xxxx abc") == "yyyy abc"  # the oracle
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     path = tmp_path / "tokenizer.json"
     hf.save(str(path))

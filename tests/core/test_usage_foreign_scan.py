@@ -13,11 +13,11 @@ import json
 import pytest
 import tokenizers
 from core_helpers import write_text
-from foreign_files import kept_runs
+from foreign_files import kept_runs, wordpiece_keeping_spaces
 from tokenizers import AddedToken, models, normalizers, pre_tokenizers
 
 from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
-from bpe_studio.core.explain.usage import corpus_usage
+from bpe_studio.core.explain.usage import absent_words, corpus_usage
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -179,3 +179,19 @@ def test_a_word_wordpiece_gives_as_unk_is_not_text_the_model_sees(tmp_path):
     assert hf.encode(docs[0], add_special_tokens=False).tokens == ["hello", "ok", "[UNK]"]
     usage = _usage_of(tmp_path, hf, docs)
     assert hf.token_to_id("xyz") in usage.absent
+
+
+def test_a_wordpiece_that_drops_nothing_says_its_unk_words_are_not_text_kept(tmp_path):
+    """An audit: under a WordPiece whose pre-tokenizer drops nothing (dropped 0: it keeps
+    the spaces as pieces), "xyz", met only inside "xyzw", which the model is given as one
+    [UNK] id, was listed among the bytes "not in the text", which holds it: they are not
+    in the text kept, as for a file that drops text, and the words are counted."""
+    hf = tokenizers.Tokenizer.from_file(str(wordpiece_keeping_spaces(tmp_path / "made")))
+    docs = ["Hello ok xyzw", "ok hello"] * 10
+    found = hf.encode(docs[0], add_special_tokens=False)
+    assert found.tokens == ["hello", " ", "ok", " ", "[UNK]"]  # the oracle
+    assert "".join(p for p, _ in hf.pre_tokenizer.pre_tokenize_str(docs[0])) == docs[0]
+    usage = _usage_of(tmp_path, hf, docs)
+    assert usage.dropped == 0 and hf.token_to_id("xyz") in usage.absent
+    assert absent_words(usage) == "not in the text kept"
+    assert usage.unknown == 10  # the words left out

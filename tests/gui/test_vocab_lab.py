@@ -526,6 +526,32 @@ def test_text_a_bert_style_file_drops_is_not_counted_as_none(qtbot, window, lab,
     assert values["corpus", "text", "bytes"] == str(len(text.encode()))
 
 
+def test_a_wordpiece_that_drops_nothing_says_its_unk_words_are_not_text_kept(
+    qtbot, window, lab, tmp_path
+):
+    """An audit: under a WordPiece whose pre-tokenizer drops nothing, the never-used "xyz",
+    met only inside "xyzw" (one [UNK] id: tokenizers' own tokens), was counted among the
+    bytes "not in the text", which holds it: the line and the list's name say not in the
+    text kept, and the line how many words the model got as [UNK]."""
+    from foreign_files import wordpiece_keeping_spaces
+
+    path = wordpiece_keeping_spaces(tmp_path / "wp")
+    text = "Hello ok xyzw\n" * 12
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    assert hf.encode(text, add_special_tokens=False).tokens.count("[UNK]") == 12  # the oracle
+    corpus = tmp_path / "t.txt"
+    corpus.write_text(text, encoding="utf-8")
+    lab.picker.add_file(path)
+    lab.choose_corpus(str(corpus))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+    assert lab.lab.usage.usage.dropped == 0
+    line = lab.usage_line.text()
+    assert "not in the text kept · its WordPiece model gave 12 words as its unknown token" in line
+    box = lab.tokens.show_box
+    assert box.itemText(box.findData(Show.ABSENT)) == "Never used: bytes not in the text kept"
+    assert not window.errors
+
+
 def test_tokens_met_only_in_dropped_text_are_listed_as_not_in_the_text_kept(
     qtbot, window, lab, tmp_path
 ):

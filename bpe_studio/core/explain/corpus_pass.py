@@ -55,7 +55,7 @@ from ..io.interrupts import completed, held_interrupts, no_check
 from ..io.worker_pool import WorkerPool
 from ..pretokenization.pretokenizer import UncoveredText
 from ..text.surrogates import replace_surrogates
-from .encoded_text import SHRINK, Given, given_of, given_range, normalizes, prefixes_stretches
+from .encoded_text import SHRINK, Given, adds_spaces, given_of, given_range, normalizes
 from .work import CancelEvent, checkpoint
 
 # Tasks hold at most encode_file's CHUNK_BYTES, fewer for a small corpus (so every worker
@@ -313,11 +313,13 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
     if every:
         normalized = None
     tally = _Tally(tok.n_vocab, masks and not every)
-    if masks and prefixes_stretches(tok):
-        # The space put before each stretch may precede any byte: a superset of the pairs
-        # the model is given, at no cost (the scan decides).
+    if masks and adds_spaces(tok):
+        # The space put before each stretch or piece may precede any byte, and the one put
+        # before a piece follow any: a superset of the pairs the model is given, at no cost
+        # (the scan decides).
         tally.singles[0x20] = True
         tally.pairs[0x20 << 8 : 0x21 << 8] = True
+        tally.pairs[0x20::256] = True
     f = task.file
     if f.kind is not Kind.TEXT:
         docs: list[np.ndarray] = []

@@ -24,10 +24,10 @@ ByteLevel's prefix space (its add_prefix_space flag) is put before each stretch 
 the first step to cut (:func:`prefixes_stretches`: GPT-2's shape), and, in a file
 ``tokenizers`` runs whose whole pre-tokenizer is Metaspace or ByteLevel, the ``▁`` or space it
 puts first (Metaspace's prepend_scheme "always" or "first"): only such a file pays for reading
-its text given so. What it leaves out: the space a pre-tokenizer step adds before each piece
-an earlier step cut (a Split, then ByteLevel with its prefix space; a Sequence): a token whose
-bytes only that space completes stays absent. Adding it would mean pre-tokenizing the text in
-the scan (only a file that drops text pays for that).
+its text given so. Where a step cuts before the one that puts that space (a Split, then
+ByteLevel with its prefix space; a Sequence with Metaspace), each piece gets one: the text is
+pre-tokenized in the scan (``piece_spaces``), as for a file that drops text, and only such a
+file pays for it. What it leaves out: the search itself (``corpus_pass``).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from ..encode.foreign import METASPACE, AnyTokenizer, ForeignTokenizer, spells_s
 from ..formats.hf.added_tokens import AddedToken, find_added, matcher
 from ..formats.hf.kind import backend_drops_text
 from ..formats.hf.normalizers import normalize
+from .piece_spaces import Cut, foreign_piece_cut, own_piece_cut
 
 # The most UTF-8 bytes one character of the corpus is read as, and so the most a normalizer
 # of Unicode forms or Lowercase shrinks a stretch by ("𝐀", four bytes, is "A" after NFKC).
@@ -66,26 +67,41 @@ def given_of(tok: AnyTokenizer) -> Given | None:
     steps = pipeline.normalizers
     specials = tok.specials
     raw, normed = pipeline.matchers(specials.tokens, specials.ordinary)
-    held = pipeline.held if pipeline.removes_text else None
     prefix = prefixes_stretches(tok)
-    if not steps and normed[0] is None and all(t.plain for t in raw[1].values()) and not held:
+    # A space put before each piece an earlier step cut: the text is pre-tokenized (what
+    # it drops left out too); else only what it drops is looked for.
+    cut = own_piece_cut(pipeline)
+    if cut is None and pipeline.removes_text:
+        cut = _held_cut(pipeline.held)
+    if not steps and normed[0] is None and all(t.plain for t in raw[1].values()) and not cut:
         if not prefix:
             return None
     hidden = specials.ordinary
 
     def given(text: str) -> list[str]:
-        out = _given(text, raw, normed, hidden, lambda part: normalize(steps, part), held)
+        out = _given(text, raw, normed, hidden, lambda part: normalize(steps, part), cut)
         return [_spaced(part) for part in out] if prefix else out
 
     return given
+
+
+def adds_spaces(tok: AnyTokenizer) -> bool:
+    """Whether ``tok``'s pre-tokenizer may give its model a space the text does not hold:
+    before each stretch (:func:`prefixes_stretches`) or before each piece an earlier step
+    cut (``piece_spaces``)."""
+    if prefixes_stretches(tok):
+        return True
+    if isinstance(tok, ForeignTokenizer):
+        return foreign_piece_cut(tok.backend.pre_tokenizer) is not None
+    return tok.hf_pipeline is not None and own_piece_cut(tok.hf_pipeline) is not None
 
 
 def prefixes_stretches(tok: AnyTokenizer) -> bool:
     """Whether ``tok``'s pre-tokenizer puts a space before each stretch it is given that
     does not start with one (ByteLevel's add_prefix_space, no step cutting before it,
     as in a GPT-2-shaped file; or, run by ``tokenizers``, Metaspace's or ByteLevel's alone):
-    a model is given that space as text. (Where a step cuts first, each piece gets one: the
-    scan would have to pre-tokenize; that is left out.)"""
+    a model is given that space as text. (Where a step cuts first, each piece gets one:
+    ``piece_spaces``.)"""
     if isinstance(tok, ForeignTokenizer):
         return _foreign_prefix(tok.backend.pre_tokenizer) is not None
     pipeline = tok.hf_pipeline
@@ -137,15 +153,17 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
     steps = backend.normalizer
     added = sorted(backend.get_added_tokens_decoder().items())
     pre = backend.pre_tokenizer
-    held: Held | None = None
+    cut: Cut | None = None
     unknown = _wordpiece_unknown(backend)
     if unknown is not None:
-        held = _wordpiece_held(pre, unknown)
+        cut = _held_cut(_wordpiece_held(pre, unknown))
+    elif (cut := foreign_piece_cut(pre)) is not None:
+        pass  # its pieces' own texts, what it drops left out
     elif pre is not None and backend_drops_text(backend):
         # (its offsets are of characters, as the Python binding gives them)
-        held = lambda text: [span for _, span in pre.pre_tokenize_str(text)]  # noqa: E731
+        cut = _held_cut(lambda text: [span for _, span in pre.pre_tokenize_str(text)])
     scheme = _foreign_prefix(pre)
-    if steps is None and not added and held is None and scheme is None:
+    if steps is None and not added and cut is None and scheme is None:
         return None
     raw = matcher(
         AddedToken(t.content, i, t.special, t.lstrip, t.rstrip, t.single_word)
@@ -163,7 +181,7 @@ def _foreign_given(tok: ForeignTokenizer) -> Given | None:
     spaces = spells_spaces(tok)
 
     def given(text: str) -> list[str]:
-        out = _given(text, raw, normed, hidden, steps.normalize_str if steps else _same, held)
+        out = _given(text, raw, normed, hidden, steps.normalize_str if steps else _same, cut)
         if scheme is not None:
             # subtle: "first" is the text's first stretch alone, and none where the text
             # starts with an added token (that stretch is empty), as tokenizers prepends
@@ -212,20 +230,26 @@ def _same(text: str) -> str:
     return text
 
 
+def _held_cut(held: Held) -> Cut:
+    """The runs of a text that ``held`` says its pre-tokens hold (``_kept_runs``)."""
+    return lambda text, start: _kept_runs(text, held(text))
+
+
 def _given(
     text: str,
     raw: tuple[regex.Pattern[str] | None, dict[str, AddedToken]],
     normed: tuple[regex.Pattern[str] | None, dict[str, AddedToken]],
     hidden: Collection[str],
     normalized: Callable[[str], str],
-    held: Held | None = None,
+    cut: Cut | None = None,
 ) -> list[str]:
     """The stretches of ``text`` a model is given as text: cut at the added tokens found in
     it (``raw``), each stretch between them ``normalized``, and cut again at those found in
     that (``normed``), as ``tokenizers`` finds them; the tokens left out, with the whitespace
     an ``lstrip`` or ``rstrip`` takes, which no model sees either. Always one stretch more
-    than the tokens taken, and, with ``held`` (a pre-tokenizer that drops text), one more
-    for each stretch of text it drops (left out: ``_kept_runs``).
+    than the tokens taken, and, with ``cut`` (a pre-tokenizer that drops text, or puts a
+    space before each piece: ``piece_spaces``), one more for each stretch of text it drops
+    (left out: ``_kept_runs``), each run as ``cut`` gives it.
 
     >>> raw = matcher([AddedToken("<m>", 5, single_word=True)])
     >>> _given("a <m> b x<m>y", raw, (None, {}), (), str.upper)
@@ -242,7 +266,7 @@ def _given(
         for c, d, found in find_added(stretch, normed[0], normed[1], hidden):
             if found is None:
                 part = stretch[c:d]
-                runs = [part] if held is None else _kept_runs(part, held(part))
+                runs = [part] if cut is None else cut(part, a == 0 and c == 0)
                 parts.append(runs[0])
                 for run in runs[1:]:  # apart: the text dropped between them is no text
                     stretches.append("".join(parts))

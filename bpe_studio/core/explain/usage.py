@@ -13,8 +13,11 @@ drawn.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import os
+import struct
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -93,6 +96,10 @@ class CorpusUsage:
     # tokenizer's" (:func:`uncounted_words`), where a normalizer deletes characters (its
     # pre-tokenizer first, if it drops text too); else empty.
     uncounted: tuple[str, ...] = ()
+    # The words a WordPiece model gave as its unknown token (that id's count): one id each,
+    # not their text, which the scan leaves out as it leaves out text dropped (a token met
+    # only there is ``absent``: not in the text kept, :func:`absent_words`); 0 for any other.
+    unknown: int = 0
 
     @property
     def bytes_per_token(self) -> float | None:
@@ -257,6 +264,7 @@ def _corpus_usage(
                 seconds=time.perf_counter() - start,
                 dropped=None if deleting else _dropped(tokenizer, counts, text_bytes),
                 uncounted=deleting,
+                unknown=_unknown_words(tokenizer, counts),
             )
 
         across: list[int] | None = None
@@ -340,13 +348,30 @@ def dropped_words(dropped: int, total: int) -> str:
 
 def absent_words(usage: CorpusUsage | None) -> str:
     """What every view calls where the ``absent`` tokens' bytes are not: the text (no usage
-    yet), or, for a tokenizer that drops text (``dropped`` not 0), the text kept: bytes met
-    only in what it drops, or across it, are in no text its model is given.
+    yet), or, for a tokenizer that drops text (``dropped`` not 0) or gave words as its
+    unknown token (``unknown``), the text kept: bytes met only in what it drops or gives so,
+    or across it, are in no text its model is given.
 
     >>> absent_words(CorpusUsage((), 9, 2, np.zeros(1), (), (), (), 0.0, dropped=4))
     'not in the text kept'
     """
-    return "not in the text" if usage is None or usage.dropped == 0 else "not in the text kept"
+    if usage is None or (usage.dropped == 0 and not usage.unknown):
+        return "not in the text"
+    return "not in the text kept"
+
+
+def unknown_words(unknown: int) -> str:
+    """What every view says, after "the tokenizer's", of the words a WordPiece model gave as
+    its unknown token (``CorpusUsage.unknown``).
+
+    >>> unknown_words(3)
+    'WordPiece model gave 3 words as its unknown token (one id each, not their text)'
+    """
+    words = "word" if unknown == 1 else "words"
+    return (
+        f"WordPiece model gave {unknown:,} {words} as its unknown token (one id each, not "
+        "their text)"
+    )
 
 
 # What every view says after naming a pre-tokenizer whose dropped text is not counted
@@ -373,7 +398,8 @@ def uncounted_words(usage: CorpusUsage) -> list[str]:
 
 # Normalizers (their JSON ``type``) that may delete characters: the accents NFD splits off, a
 # Replace by "", the spaces at either end, BertNormalizer's control characters (clean_text)
-# and accents (strip_accents, which follows lowercase where null).
+# and accents (strip_accents, which follows lowercase where null), a SentencePiece charsmap's
+# rules that replace characters by nothing (``_charsmap_deletes``).
 def _deletes(normalizer: dict[str, object]) -> bool:
     kind = normalizer.get("type")
     if kind == "BertNormalizer":
@@ -385,20 +411,48 @@ def _deletes(normalizer: dict[str, object]) -> bool:
         )
     if kind == "Replace":
         return normalizer.get("content") == ""
+    if kind == "Precompiled":
+        return _charsmap_deletes(normalizer.get("precompiled_charsmap"))
     return kind in ("StripAccents", "Strip")
 
 
+def _charsmap_deletes(charsmap: object) -> bool:
+    """Whether a Precompiled normalizer's charsmap (base64 of SentencePiece's: the trie's
+    size in bytes, the trie, then each distinct replacement once, ended by a NUL, in sorted
+    order, as its ``Builder::CompileCharsMap`` writes them) holds the empty replacement: a
+    rule that deletes (nmt_nfkc's control characters). The empty one sorts first; a charsmap
+    not read so is taken to delete, said not counted rather than 0; none (null, "") maps
+    nothing."""
+    if charsmap is None or charsmap == "":
+        return False
+    try:
+        data = base64.b64decode(str(charsmap), validate=True)
+        (size,) = struct.unpack_from("<I", data)
+    except (binascii.Error, ValueError, struct.error):
+        return True
+    replacements = data[4 + size :]
+    return replacements.startswith(b"\0") or b"\0\0" in replacements
+
+
 def _deleting_words(tokenizer: AnyTokenizer) -> tuple[str, ...]:
-    """What :attr:`CorpusUsage.uncounted` says of ``tokenizer``'s normalizer where a step of
-    it deletes characters (named by its type): no id stands for them, and the ids' bytes
-    cannot tell how many, as the normalizer changes the text otherwise too; else nothing."""
+    """What :attr:`CorpusUsage.uncounted` says of ``tokenizer``'s normalizer
+    (:func:`deleting_words`)."""
     if isinstance(tokenizer, ForeignTokenizer):
         steps = tokenizer.backend.normalizer  # (its JSON alone: the file's may be large)
-        normalizer = None if steps is None else json.loads(steps.__getstate__())
-    elif tokenizer.hf_pipeline is not None:
-        normalizer = json.loads(tokenizer.hf_pipeline.spec)[0]
-    else:
-        return ()
+        return deleting_words(None if steps is None else json.loads(steps.__getstate__()))
+    if tokenizer.hf_pipeline is not None:
+        return deleting_words(json.loads(tokenizer.hf_pipeline.spec)[0])
+    return ()
+
+
+def deleting_words(normalizer: object) -> tuple[str, ...]:
+    """What every view says, after "the tokenizer's", of a ``normalizer`` (its JSON) a step of
+    which deletes characters (named by its type): no id stands for them, and the ids' bytes
+    cannot tell how many, as the normalizer changes the text otherwise too; else nothing.
+
+    >>> deleting_words({"type": "Replace", "content": ""})[0].split(":")[0]
+    'normalizer (Replace) deletes characters (no id stands for them)'
+    """
     pending, named = [normalizer], []
     while pending:
         step = pending.pop(0)
@@ -448,6 +502,20 @@ def _dropped(tokenizer: AnyTokenizer, counts: np.ndarray, text_bytes: int) -> in
         if idx < len(lengths):
             lengths[idx] = len(token)
     return max(text_bytes - int(counts @ lengths), 0)
+
+
+def _unknown_words(tokenizer: AnyTokenizer, counts: np.ndarray) -> int:
+    """How many words ``tokenizer``'s WordPiece model gave as its unknown token (the scan
+    leaves them out: ``encoded_text``): that id's count; 0 for any other model."""
+    if not isinstance(tokenizer, ForeignTokenizer):
+        return 0
+    import tokenizers  # (installed wherever a ForeignTokenizer exists; slow to import)
+
+    model = tokenizer.backend.model
+    if not isinstance(model, tokenizers.models.WordPiece):
+        return 0
+    unk = tokenizer.backend.token_to_id(model.unk_token)
+    return int(counts[unk]) if unk is not None and 0 <= unk < len(counts) else 0
 
 
 def _check_table(tokenizer: AnyTokenizer, table: TokenTable, samples: int = 64) -> None:

@@ -41,7 +41,13 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer
-from ...core.explain.usage import WHOLE_INPUT, absent_words, dropped_words, uncounted_words
+from ...core.explain.usage import (
+    WHOLE_INPUT,
+    absent_words,
+    dropped_words,
+    uncounted_words,
+    unknown_words,
+)
 from ...core.explain.vocabulary import no_reach
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..jobs.lab_runner import LabRunner
@@ -663,6 +669,8 @@ class VocabLabPage(QWidget):
             line += "".join(f" · its {said}" for said in uncounted_words(u))
         elif u.dropped:
             line += f" · its pre-tokenizer {dropped_words(u.dropped, u.bytes)}"
+        if u.unknown:  # (why bytes met only in those words are "not in the text kept")
+            line += f" · its {unknown_words(u.unknown)}"
         return line
 
     @Slot(int)
