@@ -31,6 +31,17 @@ class TokenSpan(NamedTuple):
     partial: bool
 
 
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)``; in one pass when they are sorted already, as a text's spans in
+    order are (hashing them was most of a long text's Compare step: docs/responsiveness.md)."""
+    if len(values) and bool(np.all(values[1:] >= values[:-1])):
+        keep = np.empty(len(values), dtype=bool)
+        keep[0] = True
+        np.not_equal(values[1:], values[:-1], out=keep[1:])
+        return values[keep]
+    return np.unique(values)
+
+
 def span_cuts(starts: np.ndarray, ends: np.ndarray, length: int) -> np.ndarray:
     """Sorted offsets ``0 < c < length`` where spans (any tokenizer's, in characters of the
     text, in any order) cut the text: a span starts at ``c`` and none holds characters on
@@ -53,7 +64,7 @@ def span_cuts(starts: np.ndarray, ends: np.ndarray, length: int) -> np.ndarray:
     held = np.bincount(starts[wide] + 1, minlength=size)[:size]
     held -= np.bincount(ends[wide], minlength=size)[:size]
     inside = np.cumsum(held)
-    found = np.unique(starts)
+    found = _sorted_unique(starts)
     found = found[(found > 0) & (found < length)]
     return found[inside[found] == 0]
 
