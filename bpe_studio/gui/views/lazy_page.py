@@ -30,6 +30,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
+from ..model.state import Phase
 from ..responsiveness.debounce import single_shot
 from .common import SteadyLabel
 from .picker import Choice, FailedPick, TokenizerPicker, key_version
@@ -217,9 +218,13 @@ class LazyPage(QWidget):
 
     def _on_step(self, step: int) -> None:
         """The timeline moved: the run's tokenizer is shown at the new step. While the run
-        trains or pauses, ``tokenizer_changed`` says when instead (the controller rebuilds
-        the run's tokenizer at the step, paced)."""
-        if self.hub.state.phase.training or not any(c.uses_run for c in self.choices):
+        merges, ``tokenizer_changed`` says when instead (the controller rebuilds the run's
+        tokenizer at the step, paced); paused, the step is cut from the run's one source, as
+        once the run has ended."""
+        phase = self.hub.state.phase
+        if phase in (Phase.PRE_TOKENIZING, Phase.MERGING) or not any(
+            c.uses_run for c in self.choices
+        ):
             return
         self._step_moved()
 
