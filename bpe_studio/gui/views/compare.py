@@ -32,6 +32,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QTextCharFormat,
+    QTextCursor,
     QTextFormat,
 )
 from PySide6.QtWidgets import (
@@ -71,6 +72,10 @@ from .theme import colours, muted, themed
 
 MARK_PROPERTY = QTextFormat.Property.UserProperty + 1  # tags the boundary marks (tests read it)
 MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens (ranges painted)
+# Characters a pane takes in a turn of the event loop (cut after a line break): a long text is
+# laid out a piece a turn, not both panes' whole text in the turn that shows the result
+# (docs/responsiveness.md has the figures).
+FILL_CHARS = 200_000
 
 DEFAULT_TEXT = (
     "Tokenizers disagree most on text unlike what they were trained on.\n"
@@ -252,6 +257,18 @@ def compare(
     return Comparison(text, side_a, side_b, diff, (a.key, b.key))
 
 
+def _piece_end(text: str, size: int) -> int:
+    """Where the first piece of ``text`` of about ``size`` characters ends: after its last
+    line break within ``size``, else after the first one past it, else at the end (a
+    paragraph is taken in whole)."""
+    if len(text) <= size:
+        return len(text)
+    last = text.rfind("\n", 0, size)
+    if last < 0:
+        last = text.find("\n", size)
+    return len(text) if last < 0 else last + 1
+
+
 def _format(background: str) -> QTextCharFormat:
     """A token's background, and the text colour that reads on it in this scheme."""
     fmt = QTextCharFormat()
@@ -289,6 +306,11 @@ class ComparePane(QPlainTextEdit):
         # The marks on line breaks shown: (character offset, document position, background).
         self._breaks: list[tuple[int, int, QColor]] = []
         self._repaint = single_shot(self, 0, self.paint_visible)
+        # The text still to take in (a piece each turn: _fill), and where to scroll then.
+        self._rest = ""
+        self._scroll_after = 0
+        self._filler = single_shot(self, 0, self._fill)
+        self.document().setUndoRedoEnabled(False)  # read-only: its pieces are no edits
         themed(self, ComparePane._restyle)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
 
@@ -321,8 +343,14 @@ class ComparePane(QPlainTextEdit):
             scroll = self.verticalScrollBar().value()
             self._set_text(comparison.text)
             self.verticalScrollBar().setValue(scroll)
+            self._scroll_after = scroll
         self.comparison, self.side = comparison, side
         self._schedule()
+
+    @property
+    def filling(self) -> bool:
+        """Part of the text is still to come (a piece a turn)."""
+        return bool(self._rest)
 
     def clear_side(self) -> None:
         """Show the text uncoloured: its tokens are no one's any more."""
@@ -342,7 +370,29 @@ class ComparePane(QPlainTextEdit):
         # debounced paint_visible runs: past a shorter text's end (Qt warned "setPosition:
         # Position out of range") or over the words saying why there are no tokens.
         self._unpaint()
-        self.setPlainText(text)
+        cut = _piece_end(text, FILL_CHARS)
+        self.setPlainText(text[:cut])
+        self._rest = text[cut:]
+        if self._rest:
+            self._filler.start()
+        else:
+            self._filler.stop()
+
+    @Slot()
+    def _fill(self) -> None:
+        """Take in the next piece of the text (the document holds the text up to a line
+        break, so a piece adds whole lines: a paragraph is never laid out twice)."""
+        rest = self._rest
+        cut = _piece_end(rest, FILL_CHARS)
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(rest[:cut])
+        self._rest = rest[cut:]
+        if self._rest:
+            self._filler.start()
+        else:
+            self.verticalScrollBar().setValue(self._scroll_after)
+        self._schedule()
 
     def _unpaint(self) -> None:
         """No token colours or line-break marks (of no one's tokens now)."""
@@ -376,6 +426,8 @@ class ComparePane(QPlainTextEdit):
         if side is None or comparison is None:
             self._unpaint()
             return
+        if self._rest:
+            return  # painted once the text is all in (a token may reach past the piece)
         spans, diff = side.spans, comparison.diff
         tok = spans.tokenizer
         specials = {tok.special_id(s) for s in tok.special_tokens}
@@ -606,6 +658,11 @@ class CompareView(LazyPage):
             bar = self.panes[source].verticalScrollBar()
             bar.valueChanged.connect(lambda v, s=source, t=target: self._sync_scroll(s, t))
         self.input.textChanged.connect(self.request)
+
+    @property
+    def busy(self) -> bool:
+        """A result is due, being computed or still going into a pane."""
+        return super().busy or any(pane.filling for pane in self.panes)
 
     # ------------------------------------------------------------ requests
     def set_text(self, text: str) -> None:
