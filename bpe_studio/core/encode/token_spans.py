@@ -31,17 +31,6 @@ class TokenSpan(NamedTuple):
     partial: bool
 
 
-def _sorted_unique(values: np.ndarray) -> np.ndarray:
-    """``np.unique(values)``; in one pass when they are sorted already, as a text's spans in
-    order are (hashing them was most of a long text's Compare step: docs/responsiveness.md)."""
-    if len(values) and bool(np.all(values[1:] >= values[:-1])):
-        keep = np.empty(len(values), dtype=bool)
-        keep[0] = True
-        np.not_equal(values[1:], values[:-1], out=keep[1:])
-        return values[keep]
-    return np.unique(values)
-
-
 def span_cuts(starts: np.ndarray, ends: np.ndarray, length: int) -> np.ndarray:
     """Sorted offsets ``0 < c < length`` where spans (any tokenizer's, in characters of the
     text, in any order) cut the text: a span starts at ``c`` and none holds characters on
@@ -57,6 +46,8 @@ def span_cuts(starts: np.ndarray, ends: np.ndarray, length: int) -> np.ndarray:
     """
     starts = np.asarray(starts, dtype=np.int64)
     ends = np.asarray(ends, dtype=np.int64)
+    if len(starts) and bool(np.all(starts[1:] >= starts[:-1])):
+        return _cuts_in_order(starts, ends, length)
     wide = ends - starts >= 2
     # +1 after each wide span's start, -1 at its end: the running sum at c counts the spans
     # with start < c < end.
@@ -64,9 +55,26 @@ def span_cuts(starts: np.ndarray, ends: np.ndarray, length: int) -> np.ndarray:
     held = np.bincount(starts[wide] + 1, minlength=size)[:size]
     held -= np.bincount(ends[wide], minlength=size)[:size]
     inside = np.cumsum(held)
-    found = _sorted_unique(starts)
+    found = np.unique(starts)
     found = found[(found > 0) & (found < length)]
     return found[inside[found] == 0]
+
+
+def _cuts_in_order(starts: np.ndarray, ends: np.ndarray, length: int) -> np.ndarray:
+    """:func:`span_cuts` of spans whose starts are sorted (a text's, in order), in passes
+    over the spans alone: the general way hashed the starts and counted over every
+    character, most of a long text's Compare step (docs/responsiveness.md)."""
+    # The first span of each start; the spans that start before it are all those before
+    # it, so one of them holds characters on both sides of it iff their furthest end is
+    # past it.
+    first = np.empty(len(starts), dtype=bool)
+    first[0] = True
+    np.not_equal(starts[1:], starts[:-1], out=first[1:])
+    furthest = np.empty(len(ends), dtype=np.int64)
+    furthest[0] = 0
+    np.maximum.accumulate(ends[:-1], out=furthest[1:])
+    cut = first & (starts > 0) & (starts < length) & (furthest <= starts)
+    return starts[cut]
 
 
 def spans(enc: Encoder, text: str) -> list[TokenSpan]:
