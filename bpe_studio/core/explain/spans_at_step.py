@@ -270,6 +270,26 @@ class SpanSplitter:
     def __init__(self, top: SpanArrays, tree: MergeTree, sizes: np.ndarray, steps: int) -> None:
         self.top, self.tree, self.sizes, self.steps = top, tree, sizes, steps
         self.text_bytes = TextBytes.of(top.text)
+        # made[r]: the tokens of ``top`` merge r's uses made, in all (each is one token
+        # fewer at every step after r): the distinct tokens taken apart once, weighted by
+        # how often each occurs.
+        ids, uses = np.unique(top.ids, return_counts=True)
+        made = np.zeros(steps + 1, dtype=np.int64)
+        while len(ids):
+            ranks = tree.ranks(ids)
+            split = (ranks >= 0) & (ranks < steps)
+            made += np.bincount(ranks[split], weights=uses[split], minlength=steps + 1).astype(
+                np.int64
+            )[: steps + 1]
+            ids = np.concatenate([tree.left[ids[split]], tree.right[ids[split]]])
+            uses = np.concatenate([uses[split], uses[split]])
+        # Tokens at step k: the top's, plus one for every use of a merge k or later.
+        self._more = np.cumsum(made[::-1])[::-1]
+
+    def tokens_at(self, k: int) -> int:
+        """How many tokens the text has at step ``k`` (what :meth:`at` would give, without
+        giving it: the work of a split grows with it)."""
+        return len(self.top.ids) + int(self._more[k]) if 0 <= k <= self.steps else 0
 
     @classmethod
     def of(cls, whole: Tokenizer, top: SpanArrays, steps: int) -> SpanSplitter | None:

@@ -23,8 +23,9 @@ from ...core.explain.span_arrays import SpanArrays, compute_spans
 from ...core.explain.spans_at_step import SpanSplitter
 from .tokenizer_source import TokenizerSource
 
-# Tokens of the whole tokenizer's spans the GUI thread splits back to a step by itself: a
-# 1 MB English text's (docs/responsiveness.md has the cost of such a step).
+# Tokens the GUI thread splits a text's spans back to by itself (those at the step asked
+# for: a split's work grows with them): a 1 MB English text's late in a run, about 12 ms
+# (docs/responsiveness.md). Early steps, many more tokens, are left to the page's job.
 GUI_SPLIT_TOKENS = 300_000
 
 
@@ -82,13 +83,16 @@ class RunSpans:
 
     def ready_at(self, source: TokenizerSource, text: str, k: int | None) -> SpanArrays | None:
         """For the GUI thread: the spans at step ``k`` if the text's splitter under
-        ``source`` is kept, holds at most ``GUI_SPLIT_TOKENS`` tokens and the step's
-        tokenizer is at hand (``TokenizerSource.ready_at``); else None."""
+        ``source`` is kept, the step's tokenizer is at hand (``TokenizerSource.ready_at``)
+        and the text has at most ``GUI_SPLIT_TOKENS`` tokens at that step; else None."""
         found, splitter = self._splitter(source, text)
-        if not found or splitter is None or len(splitter.top.ids) > GUI_SPLIT_TOKENS:
+        if not found or splitter is None:
             return None
         ready = source.ready_at(k)
         if ready is None or not isinstance(ready[0], Tokenizer):
             return None
         tokenizer = ready[0]
-        return splitter.at(len(tokenizer.merges), tokenizer)
+        step = len(tokenizer.merges)
+        if splitter.tokens_at(step) > GUI_SPLIT_TOKENS:
+            return None
+        return splitter.at(step, tokenizer)
