@@ -75,7 +75,7 @@ MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens (ranges 
 # Characters a pane takes in a turn of the event loop (cut after a line break): a long text is
 # laid out a piece a turn, not both panes' whole text in the turn that shows the result
 # (docs/responsiveness.md has the figures).
-FILL_CHARS = 200_000
+FILL_CHARS = 100_000
 
 DEFAULT_TEXT = (
     "Tokenizers disagree most on text unlike what they were trained on.\n"
