@@ -194,3 +194,14 @@ def test_a_pipeline_that_only_cuts_the_text_gives_its_own_pieces_starts(family, 
         before = compute_spans(tok.truncated(k), text)
         moved = step_forward(before, merges, k, k + 40, tok.truncated(k + 40), starts)
         _same(moved, compute_spans(tok.truncated(k + 40), text), k)
+
+
+@pytest.mark.parametrize("text", SPAN_TEXTS, ids=SPAN_TEXT_IDS)
+def test_a_splitter_counts_the_tokens_at_each_step_without_splitting(tokenizer, text):
+    """``tokens_at(k)`` is the length of ``at(k)``, known before the split (the app splits a
+    long text back on the GUI thread only when that is little work)."""
+    n = len(tokenizer.merges)
+    splitter = SpanSplitter.of(tokenizer, compute_spans(tokenizer, text), n)
+    assert splitter is not None
+    for k in sorted({0, 1, 57, n // 2, n - 1, n}):
+        assert splitter.tokens_at(k) == len(splitter.at(k, tokenizer.truncated(k)).ids), k

@@ -245,6 +245,39 @@ def test_one_long_line_is_painted_where_it_is_on_screen(qtbot, compare_view):
         assert shown and set(shown) <= set(pane.marked_offsets())
 
 
+def test_a_long_text_goes_into_the_panes_a_piece_a_turn(qtbot, compare_view, monkeypatch):
+    """Seen measuring a 1 MB paste: the comparison's result put the whole text in both
+    panes in one turn of the GUI thread (their layout, 441 ms under load). Each pane now
+    takes in at most ``FILL_CHARS`` characters a turn (cut after a line break), the rest
+    in the turns after; once it has all of it, its tokens are painted where it is
+    scrolled to, the text's end too."""
+    from bpe_studio.gui.views import compare
+
+    monkeypatch.setattr(compare, "FILL_CHARS", 2_000)  # a long text's pieces, made small
+    view = compare_view
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
+    line = "Once upon a time, a fox met 3 owls: 中文 and 😀 too.\n"
+    text = line * (10_000 // len(line))
+    held = []
+    view.compared.connect(
+        lambda c: held.append([len(p.document().toPlainText()) for p in view.panes])
+    )
+    _compare(qtbot, view, text)
+    assert held and all(n <= 2_000 for n in held[0]), held  # in the turn of the result
+    qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
+    for pane in view.panes:
+        assert pane.toPlainText() == text  # the very text setPlainText gives
+        bar = pane.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        qtbot.waitUntil(lambda p=pane: p.visible_range()[1] >= len(text) - 80, timeout=10_000)
+        qtbot.waitUntil(lambda p=pane: bool(p.painted()), timeout=10_000)
+        first, last = pane.visible_range()
+        marks = [int(m) for m in view.comparison.diff if first <= m and m + 1 < last]
+        marks = [m for m in marks if text[m] != "\n"]  # a break's mark is drawn apart
+        qtbot.waitUntil(lambda p=pane, m=marks: set(m) <= set(p.marked_offsets()))
+
+
 @pytest.mark.parametrize(
     ("make", "text", "expected"),
     [

@@ -805,3 +805,81 @@ def test_the_editor_follows_a_paused_runs_replay_without_encoding_each_step(
     reference = Tokenizer(st.vocab_at(375), st.merges_at(375), list(st.special_tokens))
     assert [int(i) for i in editor.spans.ids] == reference.encode(text)
     assert editor.source_label.text() == "375 of 400 merges, paused at merge 400"
+
+
+def test_compare_follows_a_paused_runs_replay_in_each_frame_without_encoding_each_step(
+    qtbot, window, monkeypatch
+):
+    """Seen measuring a run paused with Compare showing its tokenizer beside GPT-2 on a 1 MB
+    text: during the replay Compare trailed the timeline by 450-500 merges, catching up
+    only when the replay stopped. The controller gave every view a new tokenizer at each
+    step, and Compare encoded its text with both tokenizers for each. Paused, the run's
+    tokenizer is now one source and the step moves alone: Compare splits its spans back to
+    each step in the frame that moves to it, and its counts are those of the first k
+    merges."""
+    from bpe_studio.core.explain import span_arrays
+    from bpe_studio.gui.views import compare as compare_module
+
+    paused_in_window(qtbot, window, CORPUS, VOCAB, 399)
+    hub, compare, controller = window.hub, window.compare, window.controller
+    qtbot.waitUntil(lambda: hub.state.published == 400, timeout=30_000)
+    text = CORPUS.read_text(encoding="utf-8")[:3000]
+    compare.choices[0].pick(RUN)
+    compare.set_text(text)
+    window.tabs.setCurrentWidget(compare)
+    hub.select_step(10)  # the first move: the text encoded once with the paused tokenizer
+    qtbot.waitUntil(lambda: not controller.editor_refresh_pending and not compare.busy)
+    qtbot.waitUntil(lambda: compare.comparison is not None and not compare.busy, timeout=30_000)
+    encodes = []
+    for module in (compare_module, span_arrays):
+        real = module.compute_spans
+        monkeypatch.setattr(
+            module,
+            "compute_spans",
+            lambda *a, real=real, **kw: encodes.append(1) or real(*a, **kw),
+        )
+    tokenizers = []  # the run's tokenizer made anew: every view starts over
+    hub.tokenizer_changed.connect(lambda: tokenizers.append(hub.state.shown))
+    st = hub.state
+    for k in range(25, 400, 25):  # a replay's frames
+        hub.select_step(k)
+        side = compare.comparison.a
+        assert side.label.endswith(f"(step {k:,})"), (k, side.label)  # shown in the frame
+        assert len(side.spans.tokenizer.merges) == k
+        qtbot.waitUntil(lambda: not controller.editor_refresh_pending)
+    assert not compare.busy and encodes == [] and tokenizers == []
+    reference = Tokenizer(st.vocab_at(375), st.merges_at(375), list(st.special_tokens))
+    expected = reference.encode(text)
+    side = compare.comparison.a
+    assert [int(i) for i in side.spans.ids] == expected
+    assert compare.stats[0].text().startswith(f"{len(expected):,} tokens")
+
+
+def test_compare_leaves_a_step_of_many_tokens_to_its_job(qtbot, window, monkeypatch):
+    """Seen measuring a replay with Compare on 1 MB: its first frames, steps near 0, split
+    the text back to about a token a byte on the GUI thread (a million tokens: turns of
+    up to 180 ms). The GUI thread now splits only when the step's tokens are few
+    (``GUI_SPLIT_TOKENS``, counted before splitting); a step of more goes to the page's job,
+    and shows there."""
+    from bpe_studio.gui.model import run_spans
+
+    paused_in_window(qtbot, window, CORPUS, VOCAB, 399)
+    hub, compare, controller = window.hub, window.compare, window.controller
+    qtbot.waitUntil(lambda: hub.state.published == 400, timeout=30_000)
+    text = CORPUS.read_text(encoding="utf-8")[:3000]
+    compare.choices[0].pick(RUN)
+    compare.set_text(text)
+    window.tabs.setCurrentWidget(compare)
+    hub.select_step(350)
+    qtbot.waitUntil(lambda: not controller.editor_refresh_pending and not compare.busy)
+    qtbot.waitUntil(lambda: compare.comparison is not None and not compare.busy, timeout=30_000)
+    tokens = compare.comparison.a.tokens
+    monkeypatch.setattr(run_spans, "GUI_SPLIT_TOKENS", tokens + 50)
+    hub.select_step(340)  # a few more tokens: split in the frame
+    assert compare.comparison.a.label.endswith("(step 340)")
+    hub.select_step(5)  # about a token a byte: the job's
+    assert compare.comparison.a.label.endswith("(step 340)")
+    qtbot.waitUntil(lambda: compare.comparison.a.label.endswith("(step 5)"), timeout=30_000)
+    st = hub.state
+    reference = Tokenizer(st.vocab_at(5), st.merges_at(5), list(st.special_tokens))
+    assert [int(i) for i in compare.comparison.a.spans.ids] == reference.encode(text)

@@ -165,15 +165,14 @@ def test_pause_resume_and_stop_midway(qtbot, window, tmp_path):
     assert window.merge_list.model.rowCount() == held
     window.merge_list.select_rank(held - 1)
     assert window.vocab_table.selected_token_id() == 257 + held - 1  # ids: bytes, EOT, merges
-    # The monkey audit: paused, a move of the step rebuilt the run's tokenizer only at the
-    # next frame, half a second on, while no page said it was busy.
+    # Paused, the run's tokenizer is one source with every merge made: a move of the step
+    # builds no other (each view cuts the step from it), and nothing waits for a rebuild
+    # (the monkey audit: a move rebuilt it only at the next frame, half a second on).
+    qtbot.waitUntil(lambda: not window.controller.editor_refresh_pending, timeout=10_000)
+    whole = state.shown
+    assert whole.merge_count == held
     window.hub.select_step(100)
-    assert window.controller.editor_refresh_pending
-    # (a frame may start the turn again meanwhile: it ends with nothing to do)
-    qtbot.waitUntil(
-        lambda: state.shown.merge_count == 100 and not window.controller.editor_refresh_pending,
-        timeout=10_000,
-    )
+    assert state.shown is whole and not window.controller.editor_refresh_pending
     window.hub.follow_live()
 
     # Resume and pause again at once: the worker wakes, makes at least one merge, and stops at

@@ -93,17 +93,33 @@ class MergeTree:
         until none is left: an encoding after more merges taken back to the first ``k``
         (when ``one_way``; see ``spans_at_step``)."""
         ids = ids.astype(np.int32)
+        where = np.flatnonzero(self.ranks(ids) >= k)
+        if not len(where):
+            return ids
+        # subtle: only the tokens to split are taken apart, level by level, then put back in
+        # place once: a step near the end splits a few of a long text's tokens, and each
+        # level over the whole text cost as much as all of them.
+        parts, owner = ids[where], np.arange(len(where))
         while True:
-            split = self.ranks(ids) >= k
+            split = self.ranks(parts) >= k
             if not np.any(split):
-                return ids
+                break
             width = split.astype(np.int64) + 1
             first = np.cumsum(width) - width  # where each token's first part goes
-            out = np.repeat(ids, width)
-            parents = ids[split]
+            out = np.repeat(parts, width)
+            parents = parts[split]
             out[first[split]] = self.left[parents]
             out[first[split] + 1] = self.right[parents]
-            ids = out
+            parts, owner = out, np.repeat(owner, width)
+        # Each token split becomes its parts (in order: ``owner`` never decreases).
+        counts = np.bincount(owner, minlength=len(where))
+        width = np.ones(len(ids), dtype=np.int64)
+        width[where] = counts
+        first = np.cumsum(width) - width
+        result = np.repeat(ids, width)
+        own_first = np.cumsum(counts) - counts
+        result[first[where][owner] + np.arange(len(parts)) - own_first[owner]] = parts
+        return result
 
 
 # Weak keys: a tree lives as long as its tokenizer.

@@ -206,22 +206,43 @@ def _left_to_right(at: np.ndarray) -> np.ndarray:
     return at[(np.arange(len(at)) - first) % 2 == 0]
 
 
+@dataclass(frozen=True, eq=False)
+class TextBytes:
+    """Where a text's UTF-8 bytes fall in its characters: what :func:`split_back` places
+    tokens by, the same at every step (a splitter works it out once for its text)."""
+
+    length: int  # bytes
+    char_of_byte: np.ndarray  # the character each byte is part of
+    boundary: np.ndarray  # each byte offset (and the end) begins a character
+
+    @classmethod
+    def of(cls, text: str) -> TextBytes:
+        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        lead = (data & 0xC0) != 0x80  # the bytes that begin a character
+        # A token may end at the text's end.
+        return cls(len(data), np.cumsum(lead) - 1, np.append(lead, True))
+
+
 def split_back(
-    spans: SpanArrays, tree: MergeTree, k: int, tokenizer: Tokenizer, sizes: np.ndarray
+    spans: SpanArrays,
+    tree: MergeTree,
+    k: int,
+    tokenizer: Tokenizer,
+    sizes: np.ndarray,
+    text_bytes: TextBytes | None = None,
 ) -> SpanArrays:
     """The spans of the same text at step ``k`` (``spans`` are those of a later step; every
     token of theirs made by a merge ``>= k`` is split), with ``tokenizer`` (the one with
     ``k`` merges) as theirs. ``sizes[i]`` is the byte length of token ``i``; the text must be
-    valid UTF-8 (its tokens' bytes are then the text's, in order)."""
+    valid UTF-8 (its tokens' bytes are then the text's, in order); ``text_bytes``: its
+    :class:`TextBytes`, if known."""
     ids = tree.split(spans.ids, k)
-    data = np.frombuffer(spans.text.encode("utf-8"), dtype=np.uint8)
-    lead = (data & 0xC0) != 0x80  # the bytes that begin a character
-    char_of_byte = np.cumsum(lead) - 1
+    where = text_bytes if text_bytes is not None else TextBytes.of(spans.text)
     ends_b = np.cumsum(sizes[ids])
     starts_b = ends_b - sizes[ids]
-    if len(ids) and int(ends_b[-1]) != len(data):
+    if len(ids) and int(ends_b[-1]) != where.length:
         raise ValueError("split_back: the tokens' bytes are not the text's")
-    boundary = np.append(lead, True)  # a token may end at the text's end
+    char_of_byte, boundary = where.char_of_byte, where.boundary
     return dataclasses.replace(
         spans,
         ids=ids,
@@ -248,6 +269,27 @@ class SpanSplitter:
 
     def __init__(self, top: SpanArrays, tree: MergeTree, sizes: np.ndarray, steps: int) -> None:
         self.top, self.tree, self.sizes, self.steps = top, tree, sizes, steps
+        self.text_bytes = TextBytes.of(top.text)
+        # made[r]: the tokens of ``top`` merge r's uses made, in all (each is one token
+        # fewer at every step after r): the distinct tokens taken apart once, weighted by
+        # how often each occurs.
+        ids, uses = np.unique(top.ids, return_counts=True)
+        made = np.zeros(steps + 1, dtype=np.int64)
+        while len(ids):
+            ranks = tree.ranks(ids)
+            split = (ranks >= 0) & (ranks < steps)
+            made += np.bincount(ranks[split], weights=uses[split], minlength=steps + 1).astype(
+                np.int64
+            )[: steps + 1]
+            ids = np.concatenate([tree.left[ids[split]], tree.right[ids[split]]])
+            uses = np.concatenate([uses[split], uses[split]])
+        # Tokens at step k: the top's, plus one for every use of a merge k or later.
+        self._more = np.cumsum(made[::-1])[::-1]
+
+    def tokens_at(self, k: int) -> int:
+        """How many tokens the text has at step ``k`` (what :meth:`at` would give, without
+        giving it: the work of a split grows with it)."""
+        return len(self.top.ids) + int(self._more[k]) if 0 <= k <= self.steps else 0
 
     @classmethod
     def of(cls, whole: Tokenizer, top: SpanArrays, steps: int) -> SpanSplitter | None:
@@ -282,4 +324,4 @@ class SpanSplitter:
         """The spans at step ``k``, with ``tokenizer`` (the one with ``k`` merges) as theirs."""
         if not 0 <= k <= self.steps:
             raise ValueError(f"SpanSplitter.at: need 0 <= k = {k} <= {self.steps}")
-        return split_back(self.top, self.tree, k, tokenizer, self.sizes)
+        return split_back(self.top, self.tree, k, tokenizer, self.sizes, self.text_bytes)

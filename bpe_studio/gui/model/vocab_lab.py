@@ -239,9 +239,9 @@ class VocabLab:
     def _on_tokenizer_changed(self) -> None:
         """The editor's tokenizer changed: news to the lab only when the run's tokenizer came
         or went. subtle: the lab examines the run at its merges published (``_ref``), not the
-        editor's source of it, which a paused run gets anew at every step moved to (the
-        controller's rebuild): taken for a new choice at each frame of a replay, it began the
-        view's wait before computing again and again, and no job started until the end."""
+        editor's source of it, which the controller rebuilds while the run merges (and
+        once, whole, at a pause): taken for a new choice at each rebuild, it began the view's
+        wait before computing again and again, and no job started until the rebuilds ended."""
         had, self._had_run = self._had_run, self.has_run
         if had != self._had_run:
             self._on_run_changed()

@@ -134,15 +134,17 @@ class Controller(QObject):
         """The editor's tokenizer is due to be rebuilt at the step shown (its own turn of the
         event loop, after the frame that moved the step)."""
         state = self.hub.state
-        moved = state.phase is Phase.PAUSED and state.step != self._editor_at[0]
+        moved = state.phase is Phase.PAUSED and state.published != self._editor_at[0]
         return self._editor_turn.isActive() or moved
 
     @Slot(int)
     def _on_step_changed(self, step: int) -> None:
-        # Paused, no frame follows a move of the step soon: the run's tokenizer is rebuilt
-        # at once (the monkey audit: the Report showed the step before for half a second,
-        # not busy, while every other view had moved).
-        if self.hub.state.phase is Phase.PAUSED:
+        # Paused, no frame follows a move of the step soon: a run's tokenizer still built at
+        # a step of its merging (the step moved back then) is made whole at once, so each
+        # view cuts the step from it (the monkey audit: the Report showed the step before
+        # for half a second, not busy, while every other view had moved).
+        state = self.hub.state
+        if state.phase is Phase.PAUSED and state.published != self._editor_at[0]:
             self._editor_turn.start()
 
     def gui_turn(self) -> GuiTurn | None:
@@ -294,11 +296,17 @@ class Controller(QObject):
     @Slot()
     def _maybe_refresh_editor(self) -> None:
         """While merging, rebuild the editor's tokenizer at the step shown, paced (each rebuild
-        contends with the trainer for the GIL); while paused, whenever the step moved."""
+        contends with the trainer for the GIL); while paused, once, with every merge made:
+        the views cut the timeline's step from it."""
         state = self.hub.state
         if state.settings is None or state.phase not in (Phase.MERGING, Phase.PAUSED):
             return
-        n = state.step
+        # subtle: paused, the run's tokenizer is one source and the step moves alone, as
+        # once the run has ended. A new tokenizer at each step made every view that follows
+        # it start its work over at every frame of a replay (Compare encoded its text with
+        # both tokenizers per step and trailed the timeline by hundreds of merges); a step
+        # is now a cut of that one (run_steps), which each view derives what it shows from.
+        n = state.published if state.phase is Phase.PAUSED else state.step
         at, when = self._editor_at
         now = time.perf_counter()
         if n == at:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal, Slot
@@ -32,6 +32,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QTextCharFormat,
+    QTextCursor,
     QTextFormat,
 )
 from PySide6.QtWidgets import (
@@ -50,6 +51,8 @@ from ...core.pretokenization.pretokenizer import UncoveredText
 from ...core.text.display import plural
 from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
+from ..model.run_spans import RunSpans
+from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
 from .block_formats import BlockFormats, PaintedRange, draw_long_paragraphs
 from .char_under_point import char_at, visible_units
@@ -69,6 +72,10 @@ from .theme import colours, muted, themed
 
 MARK_PROPERTY = QTextFormat.Property.UserProperty + 1  # tags the boundary marks (tests read it)
 MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens (ranges painted)
+# Characters a pane takes in a turn of the event loop (cut after a line break): a long text is
+# laid out a piece a turn, not both panes' whole text in the turn that shows the result
+# (docs/responsiveness.md has the figures).
+FILL_CHARS = 100_000
 
 DEFAULT_TEXT = (
     "Tokenizers disagree most on text unlike what they were trained on.\n"
@@ -99,6 +106,21 @@ class Side:
     spans: SpanArrays
     cuts: np.ndarray  # character offsets where it cuts the text (``span_cuts``; 0, end left out)
     notes: tuple[str, ...] = ()  # what the tokenizer does otherwise than its file says
+    # The run's source the spans were split back from (``RunSpans``), or None: encoded.
+    run: TokenizerSource | None = None
+
+    @classmethod
+    def of(
+        cls,
+        label: str,
+        spans: SpanArrays,
+        notes: tuple[str, ...] = (),
+        run: TokenizerSource | None = None,
+    ) -> Side:
+        # From the spans, for every kind: a normalizer's or a foreign model's token bytes
+        # need not spell the text, while the spans' offsets follow it back to its characters.
+        cuts = span_cuts(spans.starts, spans.ends, spans.text_length)
+        return cls(label, spans, cuts, notes, run)
 
     @property
     def tokens(self) -> int:
@@ -171,23 +193,36 @@ class Comparison:
 
 
 def _side(
-    choice: Choice, text: str, is_stale: Callable[[], bool], picking: bool
+    choice: Choice,
+    text: str,
+    is_stale: Callable[[], bool],
+    picking: bool,
+    runs: RunSpans | None = None,
+    before: object = None,
 ) -> Side | Uncovered | Unbuilt | FailedPick | None:
     tok = choice.build()
     if isinstance(tok, FailedPick):
         # A pick under way that fails is undone by the page; the pane's own choice failing
         # leaves that side empty, and the other is shown alone.
         return tok if picking else Unbuilt(tok.pane, tok.label, tok.what, tok.key)
+    if isinstance(before, Side) and before.spans.tokenizer is tok and before.spans.text == text:
+        # The very tokenizer on the same text (the other pane's pick changed, or the
+        # timeline's step, which this side does not follow): its tokens stay.
+        return before if before.label == choice.label else replace(before, label=choice.label)
     try:
+        spans = None
+        if runs is not None and choice.run is not None:
+            # A step of the run's tokenizer: split back from the whole one's spans (the
+            # text encoded once per run and text, not at each step moved to).
+            spans = runs.at(choice.run, text, choice.step, is_stale)
+            if spans is not None:
+                return Side.of(choice.label, spans, tuple(tok.notes), choice.run)
         spans = compute_spans(tok, text, is_stale)
     except UncoveredText as e:  # this side alone: the other may encode the text
         return Uncovered(choice.label, str(e))
     if spans is None:
         return None
-    # From the spans, for every kind: a normalizer's or a foreign model's token bytes need
-    # not spell the text, while the spans' offsets follow it back to the text's characters.
-    cuts = span_cuts(spans.starts, spans.ends, spans.text_length)
-    return Side(choice.label, spans, cuts, tuple(tok.notes))
+    return Side.of(choice.label, spans, tuple(tok.notes))
 
 
 def compare(
@@ -196,16 +231,21 @@ def compare(
     b: Choice,
     is_stale: Callable[[], bool] = lambda: False,
     picking: tuple[bool, bool] = (True, True),
+    runs: RunSpans | None = None,
+    before: Comparison | None = None,
 ) -> Comparison | FailedPick | None:
     """Tokenize ``text`` with both choices (in a background job); None once stale; the pick
     under way (``picking``) whose tokenizer could not be built, if one could not. A side
     whose pattern does not cover the text is :class:`Uncovered`, a pane's choice that cannot
-    be built any more :class:`Unbuilt`, and nothing is compared with either."""
+    be built any more :class:`Unbuilt`, and nothing is compared with either. ``runs`` keeps
+    the text's spans under the run's tokenizer, which a step of it is split back from; a
+    side of ``before`` (the comparison shown) with the very tokenizer and text is kept."""
+    was = (before.a, before.b) if before is not None else (None, None)
     with ENCODE_LOCK:
-        side_a = _side(a, text, is_stale, picking[0])
+        side_a = _side(a, text, is_stale, picking[0], runs, was[0])
         if isinstance(side_a, FailedPick):
             return side_a
-        side_b = _side(b, text, is_stale, picking[1]) if side_a is not None else None
+        side_b = _side(b, text, is_stale, picking[1], runs, was[1]) if side_a is not None else None
     if isinstance(side_b, FailedPick):
         return side_b
     if side_a is None or side_b is None:
@@ -215,6 +255,18 @@ def compare(
     else:
         diff = np.zeros(0, dtype=np.int64)
     return Comparison(text, side_a, side_b, diff, (a.key, b.key))
+
+
+def _piece_end(text: str, size: int) -> int:
+    """Where the first piece of ``text`` of about ``size`` characters ends: after its last
+    line break within ``size``, else after the first one past it, else at the end (a
+    paragraph is taken in whole)."""
+    if len(text) <= size:
+        return len(text)
+    last = text.rfind("\n", 0, size)
+    if last < 0:
+        last = text.find("\n", size)
+    return len(text) if last < 0 else last + 1
 
 
 def _format(background: str) -> QTextCharFormat:
@@ -254,6 +306,11 @@ class ComparePane(QPlainTextEdit):
         # The marks on line breaks shown: (character offset, document position, background).
         self._breaks: list[tuple[int, int, QColor]] = []
         self._repaint = single_shot(self, 0, self.paint_visible)
+        # The text still to take in (a piece each turn: _fill), and where to scroll then.
+        self._rest = ""
+        self._scroll_after = 0
+        self._filler = single_shot(self, 0, self._fill)
+        self.document().setUndoRedoEnabled(False)  # read-only: its pieces are no edits
         themed(self, ComparePane._restyle)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
 
@@ -286,8 +343,14 @@ class ComparePane(QPlainTextEdit):
             scroll = self.verticalScrollBar().value()
             self._set_text(comparison.text)
             self.verticalScrollBar().setValue(scroll)
+            self._scroll_after = scroll
         self.comparison, self.side = comparison, side
         self._schedule()
+
+    @property
+    def filling(self) -> bool:
+        """Part of the text is still to come (a piece a turn)."""
+        return bool(self._rest)
 
     def clear_side(self) -> None:
         """Show the text uncoloured: its tokens are no one's any more."""
@@ -307,7 +370,29 @@ class ComparePane(QPlainTextEdit):
         # debounced paint_visible runs: past a shorter text's end (Qt warned "setPosition:
         # Position out of range") or over the words saying why there are no tokens.
         self._unpaint()
-        self.setPlainText(text)
+        cut = _piece_end(text, FILL_CHARS)
+        self.setPlainText(text[:cut])
+        self._rest = text[cut:]
+        if self._rest:
+            self._filler.start()
+        else:
+            self._filler.stop()
+
+    @Slot()
+    def _fill(self) -> None:
+        """Take in the next piece of the text (the document holds the text up to a line
+        break, so a piece adds whole lines: a paragraph is never laid out twice)."""
+        rest = self._rest
+        cut = _piece_end(rest, FILL_CHARS)
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(rest[:cut])
+        self._rest = rest[cut:]
+        if self._rest:
+            self._filler.start()
+        else:
+            self.verticalScrollBar().setValue(self._scroll_after)
+        self._schedule()
 
     def _unpaint(self) -> None:
         """No token colours or line-break marks (of no one's tokens now)."""
@@ -341,6 +426,8 @@ class ComparePane(QPlainTextEdit):
         if side is None or comparison is None:
             self._unpaint()
             return
+        if self._rest:
+            return  # painted once the text is all in (a token may reach past the piece)
         spans, diff = side.spans, comparison.diff
         tok = spans.tokenizer
         specials = {tok.special_id(s) for s in tok.special_tokens}
@@ -498,6 +585,9 @@ class CompareView(LazyPage):
     def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__("bpe-compare", hub, parent)
         self.comparison: Comparison | None = None
+        # The text's spans under the run's tokenizer, which each step is split back from.
+        self._runs = RunSpans()
+        self._step_job = False  # the job under way only moves the run's step
 
         self.input = KeptTextEdit()  # its text() is the text given, "\r\n" and all
         self.input.setAccessibleName("Text to compare")
@@ -569,6 +659,11 @@ class CompareView(LazyPage):
             bar.valueChanged.connect(lambda v, s=source, t=target: self._sync_scroll(s, t))
         self.input.textChanged.connect(self.request)
 
+    @property
+    def busy(self) -> bool:
+        """A result is due, being computed or still going into a pane."""
+        return super().busy or any(pane.filling for pane in self.panes)
+
     # ------------------------------------------------------------ requests
     def set_text(self, text: str) -> None:
         """Compare ``text`` exactly, line breaks included (``KeptTextEdit``)."""
@@ -595,7 +690,52 @@ class CompareView(LazyPage):
                     stats.setText(f"Tokenizing with {choice.label}… ({side.label}'s until then)")
         self._submitting((a, b))
         picking = (self._picking(a), self._picking(b))
-        self._job.submit(lambda is_stale: compare(text, a, b, is_stale, picking), throttle=throttle)
+        runs, before = self._runs, self.comparison
+        self._step_job = throttle
+        self._job.submit(
+            lambda is_stale: compare(text, a, b, is_stale, picking, runs, before),
+            throttle=throttle,
+        )
+
+    def _on_step(self, step: int) -> None:
+        if not self._follow_step():
+            super()._on_step(step)
+
+    def _follow_step(self) -> bool:
+        """Show the timeline's step at once, on the GUI thread, when a pane shows the run's
+        tokenizer and its spans at the step are split back from those kept for the text
+        (``RunSpans.ready_at``): a replay's every frame shows its step. False: nothing to
+        follow, or the step is asked for as usual (a job)."""
+        shown = self.comparison
+        if shown is None or not self.isVisible() or self._timer.isActive():
+            return False
+        if self._job.busy and not self._step_job:
+            return False  # a new text or pick under way: the step comes with it
+        choices = [picker.current() for picker in self.choices]
+        sides: list[Side | Uncovered | Unbuilt] = []
+        for choice, side, key in zip(choices, (shown.a, shown.b), shown.keys):
+            if choice is None or choice.key != key or self._picking(choice):
+                return False
+            if not isinstance(side, Side) or side.run is None:
+                sides.append(side)
+                continue
+            if choice.run is not side.run:
+                return False  # another run's tokenizer (or the run's rebuilt): a job
+            spans = self._runs.ready_at(side.run, shown.text, choice.step)
+            if spans is None:
+                return False
+            sides.append(Side.of(choice.label, spans, side.notes, side.run))
+        if all(new is old for new, old in zip(sides, (shown.a, shown.b))):
+            return False  # no pane follows the run's step
+        a, b = sides
+        diff = shown.diff
+        if isinstance(a, Side) and isinstance(b, Side):
+            diff = diff_cuts(a.cuts, b.cuts)
+        self._job.cancel()  # a step's job under way is older than this
+        self._step_timer.stop()
+        self._dirty = False
+        self._show(Comparison(shown.text, a, b, diff, shown.keys))
+        return True
 
     # ------------------------------------------------------------- results
     @Slot(object)
@@ -607,6 +747,9 @@ class CompareView(LazyPage):
         # subtle: the job of the latest request is the only one delivered (jobs.LatestJob),
         # and a new text or pick makes a new request: this is of the text and picks shown.
         self._picks_shown()
+        self._show(comparison)
+
+    def _show(self, comparison: Comparison) -> None:
         self.comparison = comparison
         a, b = comparison.a, comparison.b
         # A pane's choice that cannot be built any more is a failure of that pane: the dialog

@@ -10,8 +10,9 @@ dialog (``_announce``, :meth:`LazyPage._on_failed`); a failure of a pane the use
 A page showing the run's tokenizer follows the timeline's step (the picker cuts the run to
 it): each move of the step asks again after the debounce, without making the job under way
 stale (``LatestJob``'s throttle), so a drag or a replay shows the newest step that could be
-finished, one after another. While the run trains or pauses the model's
-``tokenizer_changed`` says when (the controller paces it), and is taken as such a step. A
+finished, one after another. While the run merges the model's ``tokenizer_changed`` says
+when (the controller paces it), and is taken as such a step; paused, the run's tokenizer is
+one source with every merge made, and the step moves alone, as once the run has ended. A
 result computed with the run's tokenizer is forgotten once the run is gone
 (``_forget_result``). A page remembers the version of each tokenizer
 file its result was computed with (``file_versions``): a file loaded again in any picker
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import QWidget
 
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
+from ..model.state import Phase
 from ..responsiveness.debounce import single_shot
 from .common import SteadyLabel
 from .picker import Choice, FailedPick, TokenizerPicker, key_version
@@ -207,19 +209,23 @@ class LazyPage(QWidget):
                 # stayed in the Report, and in its CSV).
                 self._forget_result()
             elif state.phase.training and state.run_id == run:
-                # subtle: the run's tokenizer rebuilt at the step shown (the controller's,
-                # while the run trains or pauses) is a step moved to: a paused run's replay
-                # makes one every frame, and each put the debounce off again, so nothing was
-                # computed until the replay ended.
+                # subtle: the run's tokenizer rebuilt (the controller's: at the step shown
+                # while the run merges, paced; whole once it pauses) is a step moved to: a
+                # request put the debounce off again at each, so nothing was computed until
+                # the rebuilds stopped.
                 self._step_moved()
                 return
             self.request()
 
     def _on_step(self, step: int) -> None:
         """The timeline moved: the run's tokenizer is shown at the new step. While the run
-        trains or pauses, ``tokenizer_changed`` says when instead (the controller rebuilds
-        the run's tokenizer at the step, paced)."""
-        if self.hub.state.phase.training or not any(c.uses_run for c in self.choices):
+        merges, ``tokenizer_changed`` says when instead (the controller rebuilds the run's
+        tokenizer at the step, paced); paused, the step is cut from the run's one source, as
+        once the run has ended."""
+        phase = self.hub.state.phase
+        if phase in (Phase.PRE_TOKENIZING, Phase.MERGING) or not any(
+            c.uses_run for c in self.choices
+        ):
             return
         self._step_moved()
 

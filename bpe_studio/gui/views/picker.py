@@ -48,6 +48,7 @@ from ..model.file_versions import file_version
 from ..model.run_tokenizer import RUN_LABEL, run_name, run_tokenizer_at
 from ..model.state import Phase, RunState
 from ..model.tokenizer_cache import TokenizerCache
+from ..model.tokenizer_source import TokenizerSource
 from . import hub_models
 from .file_dialogs import TOKENIZER, open_file
 
@@ -138,12 +139,16 @@ def key_version(key: str) -> object:
 @dataclass(frozen=True)
 class Choice:
     """A chosen tokenizer: its key, its label, ``get`` to build it (call it off the GUI
-    thread), and the pane it was picked for."""
+    thread), and the pane it was picked for. The run's tokenizer also says what ``get`` is
+    cut from: ``run``, the run's source with every merge shown, and ``step``, the merges
+    used (None: all), so that a page may derive a step from its work with the whole."""
 
     key: str
     label: str
     get: Callable[[], AnyTokenizer]
     pane: str = ""
+    run: TokenizerSource | None = None
+    step: int | None = None
 
     def build(self) -> AnyTokenizer | FailedPick:
         """The tokenizer, or (in a job) why it could not be built, as a result to hand back
@@ -322,14 +327,14 @@ class TokenizerPicker(QComboBox):
         source = state.shown
         if source is None:
             return Choice(RUN, label, _no_run, self.pane)
-        k, get = source.merge_count, source.get
-        # While the run trains or pauses, the controller keeps ``shown`` at the timeline's
-        # step (paced); once it has ended (or a tokenizer was loaded), ``shown`` is the whole
-        # tokenizer, and the step shown is cut from it here, as the editor cuts it.
-        if not state.phase.training and state.step < k:
-            k = state.step
+        k, get, step = source.merge_count, source.get, None
+        # While the run merges, the controller keeps ``shown`` at the timeline's step
+        # (paced); paused, ended (or a tokenizer loaded), ``shown`` is the whole tokenizer,
+        # and the step shown is cut from it here, as the editor cuts it.
+        if state.phase is not Phase.MERGING and state.step < k:
+            k = step = state.step
             get = _run_at_step(state, k)
-        return Choice(RUN, f"{run_name(state)} (step {k:,})", get, self.pane)
+        return Choice(RUN, f"{run_name(state)} (step {k:,})", get, self.pane, source, step)
 
     def built(self, key: str) -> AnyTokenizer | None:
         """The tokenizer of the entry ``key`` if it is built (a file's, of the version on

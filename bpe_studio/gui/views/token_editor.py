@@ -468,9 +468,6 @@ class TokenEditor(QWidget):
         self._source: TokenizerSource | None = None
         self._step: int | None = None  # merges of the source to use; None: all
         self._record_source: tuple[int, TokenizerSource] | None = None  # built while training
-        # A paused run's tokenizer with every merge shown, which the editor cuts to each
-        # step: (run id, merges), source.
-        self._paused_source: tuple[tuple[int, int], TokenizerSource] | None = None
         # The (source, step) the spans painted now were computed with.
         self._painted: tuple[TokenizerSource | None, int | None] = (None, None)
         self._asked_text = ""  # the text the latest span job was given
@@ -515,7 +512,6 @@ class TokenEditor(QWidget):
     @Slot()
     def _on_reset(self) -> None:
         self._record_source = None  # built from the record of a run that is gone
-        self._paused_source = None
         self._follow_hub()
 
     @Slot()
@@ -562,23 +558,16 @@ class TokenEditor(QWidget):
         timeline's step. While training, the run's tokenizer is rebuilt from the record only
         every so often (the controller paces it): following live, the editor shows that one;
         at an earlier step, its truncation; at a later step, one built from the record (and
-        back from there, that one's truncation)."""
+        back from there, that one's truncation). Paused, the controller shows the run with
+        every merge made, once: each step is its truncation, so a replay's or a drag's steps
+        are moves of one tokenizer (split back on the GUI thread, span_service.advance), not
+        a fresh encode of the text per step."""
         if state.picked is not None:
             return state.picked, None
         shown = state.shown
         if shown is None:
             return None, None
         k, n = state.step, shown.merge_count
-        if state.phase is Phase.PAUSED and state.loaded is None and state.settings is not None:
-            # subtle: the controller shows a new tokenizer of the run at every step moved to
-            # while paused (for the pages that follow it); the editor takes one source, the
-            # run with every merge shown, and cuts it to the step instead, so a replay's or a
-            # drag's steps are moves of one tokenizer (split back on the GUI thread,
-            # span_service.advance), not a fresh encode of the text in the span thread per
-            # step, which lagged the timeline by hundreds of merges. The ids are the same:
-            # each step is that tokenizer truncated (run_steps).
-            whole = self._paused_at(state)
-            return whole, (None if k >= whole.merge_count else k)
         if state.phase.training and state.loaded is None:
             if state.live or k == n:
                 return shown, None
@@ -588,20 +577,6 @@ class TokenEditor(QWidget):
                     return built[1], k  # back from a step built before: its truncation
                 return self._record_at(state, k), None
         return shown, (None if k >= n else k)
-
-    def _paused_at(self, state: RunState) -> TokenizerSource:
-        """The paused run's tokenizer with every merge shown (built in the span thread, on
-        first use, from the run's kept build: ``run_steps``), the same source while the
-        run stays paused at that merge."""
-        key = (state.run_id, state.published)
-        if self._paused_source is None or self._paused_source[0] != key:
-            made = state.published
-            # Worded as the controller's rebuilds are (the header's words are the state's:
-            # source_label).
-            label = training_label(made, made)
-            build = run_tokenizer_at(state, made)
-            self._paused_source = (key, TokenizerSource.deferred(label, build, made, state.run_id))
-        return self._paused_source[1]
 
     def _record_at(self, state: RunState, k: int) -> TokenizerSource:
         if self._record_source is None or self._record_source[0] != k:
