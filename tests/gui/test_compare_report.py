@@ -483,6 +483,11 @@ def test_report_exports_png_and_reports_failures(qtbot, window, tmp_path):
     missing = tmp_path / "missing" / "report.csv"
     assert not window.report.export_csv(missing)
     assert window.last_error is not None and str(missing) in window.last_error
+    assert f"the folder {missing.parent} does not exist" in window.last_error
+    # An audit: under a file the dialog said only "Not a directory"; it names the file.
+    under_file = tmp_path / "c.txt" / "report.csv"
+    assert not window.report.export_csv(under_file)
+    assert f"{under_file}: {corpus} is a file, not a folder" in window.last_error
 
 
 def test_the_report_says_how_much_text_a_tokenizer_turns_unknown(qtbot, window, tmp_path):

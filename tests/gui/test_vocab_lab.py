@@ -496,7 +496,7 @@ def test_exports(qtbot, window, lab, tmp_path):
     folder = tmp_path / "a folder"
     folder.mkdir()
     assert not lab.export_summary_csv(folder)
-    assert str(folder) in window.errors[-1]
+    assert f"{folder}: {folder} is a folder, not a file" in window.errors[-1]
 
 
 def test_text_a_bert_style_file_drops_is_not_counted_as_none(qtbot, window, lab, tmp_path):

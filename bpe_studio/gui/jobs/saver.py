@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ...core.formats.base.data import TokenizerData
 from ...core.formats.files import LossyFormatWarning, save_data
 from ...core.io.atomic import output_folder
+from ...core.io.write_failure import write_failure
 from ..model.saving import SaveCheck, check_save
 from .latest import LatestJob
 
@@ -45,11 +46,12 @@ def write_files(target: Path, data: TokenizerData, format: str) -> SaveOutcome:
             warnings.simplefilter("ignore", LossyFormatWarning)
             written = save_data(target, data, format)
     except (OSError, ValueError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         # The file the save stopped at (a folder may refuse one file and not the next, a
         # disk fill up halfway): the folder alone would not say which.
-        failed = error.filename if isinstance(error, OSError) else None
-        said = f"{failed}: {reason}" if failed else str(reason)
+        if isinstance(error, OSError):
+            said = write_failure(error.filename or target, error)
+        else:
+            said = str(error)
         return SaveOutcome(error=f"Could not save the tokenizer to {target}:\n\n{said}")
     return SaveOutcome(written=tuple(written))
 

@@ -45,6 +45,7 @@ from ...core.explain.report import (
     unknown_note,
 )
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
+from ...core.io.write_failure import write_failure
 from ...core.text.display import plural
 from ..model.app_model import AppModel
 from ..model.lab_records import CorpusRef
@@ -594,7 +595,7 @@ class ReportView(LazyPage):
         try:
             atomic_write_text(path, report_csv(self.report))
         except OSError as error:
-            self.error.emit("Export CSV", f"{os.fspath(path)}: {error.strerror or error}")
+            self.error.emit("Export CSV", write_failure(path, error))
             return False
         self.saved.emit(f"Report saved as {os.fspath(path)}")
         return True
@@ -614,7 +615,7 @@ class ReportView(LazyPage):
                 raise OSError("the chart could not be rendered as PNG")
             atomic_write_bytes(path, bytes(data.data()))
         except OSError as error:
-            self.error.emit("Export PNG", f"{os.fspath(path)}: {error.strerror or error}")
+            self.error.emit("Export PNG", write_failure(path, error))
             return False
         self.saved.emit(f"Chart saved as {os.fspath(path)}")
         return True

@@ -50,6 +50,7 @@ from ...core.explain.usage import (
 )
 from ...core.explain.vocabulary import no_reach
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
+from ...core.io.write_failure import write_failure
 from ..jobs.lab_runner import LabRunner
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
@@ -869,7 +870,7 @@ class VocabLabPage(QWidget):
             else:
                 atomic_write_text(path, data)
         except OSError as error:
-            self.error.emit(title, f"{os.fspath(path)}: {error.strerror or error}")
+            self.error.emit(title, write_failure(path, error))
             return False
         self.saved.emit(f"{what} saved as {os.fspath(path)}")
         return True
