@@ -18,8 +18,8 @@ from pathlib import Path
 def write_failure(path: str | os.PathLike[str], error: OSError) -> str:
     """``error``, met writing ``path``, as ``PATH: reason``.
 
-    >>> write_failure("/proc/report.csv", FileNotFoundError(errno.ENOENT, "No such file"))
-    '/proc/report.csv: /proc does not accept new files (No such file)'
+    >>> write_failure("out/report.csv", PermissionError(errno.EACCES, "Permission denied"))
+    'out/report.csv: Permission denied'
     """
     shown = os.fspath(path)
     reason = error.strerror or str(error)
