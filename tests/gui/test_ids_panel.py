@@ -231,3 +231,23 @@ def test_a_file_that_is_no_npy_or_holds_objects_is_named_and_never_unpickled(
         "never unpickled; token ids are a 1-D integer array"
     )
     assert not flag.exists()
+
+
+def test_ids_of_the_text_before_are_not_given_as_the_new_texts(qtbot, panel, tiktoken_gpt2):
+    """The wrong-order audit: the whole text replaced, the panel kept the old text's count and
+    list, as current, while the editor said "Tokenizing…", and Copy ids then gave the old
+    text's ids for the new one. Until the new text's ids are listed, the count says it is
+    updating and Copy waits; then it gives the new text's ids (tiktoken's, independent)."""
+    editor = panel._editor
+    new = "Another text, quite unlike the one before: 12345 ids."
+    editor.set_text(new)
+    assert "updating" in panel.count_label.text().lower()
+    assert not panel.copy_button.isEnabled()
+    QGuiApplication.clipboard().setText("")
+    panel.copy_ids()  # pressed before the new ids came: given once they do
+    wait_for_spans(qtbot, editor)
+    expected = tiktoken_gpt2.encode_ordinary(new)
+    qtbot.waitUntil(lambda: QGuiApplication.clipboard().text() != "")
+    assert QGuiApplication.clipboard().text() == ", ".join(map(str, expected))
+    assert panel.count_label.text() == f"{len(expected):,} tokens"
+    assert panel.copy_button.isEnabled()

@@ -192,6 +192,12 @@ class IdsPanel(QWidget):
 
         self._ids = np.zeros(0, dtype=np.int32)
         self._shown_ids = 0  # how many ids the list shows
+        # subtle: the list is built off the GUI thread, and the editor's text may change
+        # before its new ids come; until the list shown is of the text shown, Copy waits
+        # (a copy asked meanwhile is given then), as the old list read as the new text's.
+        self._listed: np.ndarray | None = None  # the ids the list shows (None: none yet)
+        self._stale = False  # the editor's text changed; its ids are on their way
+        self._copy_asked = False
         self._file_ids: Path | None = None  # a .npy opened, until typing (read by the job)
         self._decoded_with: AnyTokenizer | None = None
         self._editor: TokenEditor | None = None
@@ -221,6 +227,7 @@ class IdsPanel(QWidget):
         self._editor = editor
         editor.spans_ready.connect(self.show_spans)
         editor.spans_cleared.connect(self._clear_ids)
+        editor.spans_stale.connect(self._on_stale)
         editor.source_changed.connect(self._on_source_changed)
         if editor.spans is not None:
             self.show_spans(editor.spans)
@@ -231,8 +238,23 @@ class IdsPanel(QWidget):
         ids are listed either."""
         self._ids = np.zeros(0, dtype=np.int32)
         self._list_job.cancel()
+        self._listed = None
+        self._set_stale(False)
+        self._copy_asked = False
         self.count_label.setText("No tokens yet")
         self.ids_view.setPlainText("")
+
+    @Slot()
+    def _on_stale(self) -> None:
+        """The editor tokenizes its text anew: the ids listed are of the text before."""
+        if len(self._ids) or self._listed is not None:
+            self.count_label.setText(f"Updating… ({counted(len(self._ids), 'token')} before)")
+        self._set_stale(True)
+
+    def _set_stale(self, stale: bool) -> None:
+        self._stale = stale
+        self.copy_button.setEnabled(not stale)
+        self.ids_view.setEnabled(not stale)  # greyed: not the text's ids
 
     @Slot()
     def _on_source_changed(self) -> None:
@@ -254,7 +276,7 @@ class IdsPanel(QWidget):
 
     @Slot(object)
     def show_spans(self, spans: SpanArrays) -> None:
-        self._ids = spans.ids
+        self._ids = ids = spans.ids
         n = len(spans.ids)
         self._shown_ids = min(n, DISPLAY_IDS)
         head = spans.ids[: self._shown_ids]
@@ -262,7 +284,10 @@ class IdsPanel(QWidget):
             counted(n, "token") + (f", first {DISPLAY_IDS:,} shown" if n > DISPLAY_IDS else "")
         )
         per_line = self.ids_per_line(head)
-        self._list_job.submit(lambda is_stale: format_id_lines(head, per_line))
+        self._list_job.submit(lambda is_stale: (ids, format_id_lines(head, per_line)))
+        # Copy waits for this list (the list shown is of these ids' text, at an earlier step
+        # during a replay: not greyed, which would flicker at every frame).
+        self._stale = self._listed is not ids
         if spans.tokenizer is not self._decoded_with and self._has_input():
             self.decode_now()
 
@@ -276,12 +301,23 @@ class IdsPanel(QWidget):
         return max(1, int(width // max(1, advance)))
 
     @Slot(object)
-    def _on_list(self, text: str) -> None:
+    def _on_list(self, listed: tuple[np.ndarray, str]) -> None:
+        ids, text = listed
+        if ids is not self._ids:
+            return  # of ids the editor has replaced since
+        self._listed = ids
         self.ids_view.setPlainText(text)
+        self._set_stale(False)
+        if self._copy_asked:
+            self._copy_asked = False
+            self.copy_ids()
 
     @Slot()
     def copy_ids(self) -> None:
         """Put every id on the clipboard (built off the GUI thread when the list is long)."""
+        if self._stale:
+            self._copy_asked = True  # given once the text's ids are listed
+            return
         ids = self._ids
         if len(ids) <= self._shown_ids and self.ids_text():
             QGuiApplication.clipboard().setText(self.ids_text())

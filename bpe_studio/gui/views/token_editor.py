@@ -444,6 +444,7 @@ class TokenEditor(QWidget):
 
     spans_ready = Signal(object)  # SpanArrays now painted
     spans_cleared = Signal()  # none painted now: no tokenizer, or it could not tokenize the text
+    spans_stale = Signal()  # the spans painted are not the text's any more; new ones follow
     source_changed = Signal()  # another tokenizer (or step) is shown; its spans follow
     piece_at_cursor = Signal(str)
     token_clicked = Signal(int)
@@ -746,6 +747,7 @@ class TokenEditor(QWidget):
             self.edit.mark_stale()
             if self._source is not None:
                 self.status.setText("Tokenizing…")
+                self.spans_stale.emit()
         self.service.request(
             self._source, self._text_for_job, step=self._step, debounce_ms=wait, throttle=step_only
         )
