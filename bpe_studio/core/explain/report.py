@@ -160,14 +160,22 @@ def _utf8_size(text: str) -> int:
         return len(replace_surrogates(text).encode("utf-8"))
 
 
+# How a report counts a sample's tokens under a tokenizer: (tokens, its unknown text), or
+# None once stale; raises UncoveredText where the tokenizer's pattern does not cover it.
+CellCount = Callable[[Sample, AnyTokenizer], tuple[int, Unknown | None] | None]
+
+
 def compute_report(
     samples: Sequence[Sample],
     tokenizers: Sequence[tuple[str, AnyTokenizer]],
     is_stale: Callable[[], bool] = lambda: False,
+    count: CellCount | None = None,
 ) -> Report | None:
     """Encode every sample with every tokenizer; None if ``is_stale()`` turned true between
     two encodings. Tokenizer names must be distinct (they label the columns). A sample a
-    tokenizer's pattern does not cover is left out of that tokenizer's column alone."""
+    tokenizer's pattern does not cover is left out of that tokenizer's column alone.
+    ``count`` counts a cell's tokens (by default :func:`count_tokens` of its text): a caller
+    may keep cells from one report to the next, or derive them otherwise."""
     names = [name for name, _ in tokenizers]
     if len(set(names)) != len(names):
         raise ValueError(f"tokenizer names must be distinct: {names}")
@@ -179,15 +187,18 @@ def compute_report(
             if is_stale():
                 return None
             try:
-                count, unknown = _encoded(sample.text, tok)
+                counted = count_tokens(sample.text, tok) if count is None else count(sample, tok)
             except UncoveredText as e:
                 left_out.append(LeftOut(sample.name, name, str(e)))
                 continue
-            cells.append(ReportCell(sample.name, name, size, len(sample.text), count, unknown))
+            if counted is None:
+                return None
+            tokens, unknown = counted
+            cells.append(ReportCell(sample.name, name, size, len(sample.text), tokens, unknown))
     return Report(tuple(s.name for s in samples), tuple(names), tuple(cells), tuple(left_out))
 
 
-def _encoded(text: str, tokenizer: AnyTokenizer) -> tuple[int, Unknown | None]:
+def count_tokens(text: str, tokenizer: AnyTokenizer) -> tuple[int, Unknown | None]:
     """The number of tokens of ``text`` and its text turned into the unknown token, if any
     (a foreign model's, from its spans: they hold the same ids as ``encode``)."""
     if not isinstance(tokenizer, ForeignTokenizer) or tokenizer.unknown_id is None:

@@ -63,6 +63,20 @@ class RunSpans:
         assert isinstance(tokenizer, Tokenizer)  # a splitter is made for byte-level BPE only
         return splitter.at(len(tokenizer.merges), tokenizer)
 
+    def tokens_at(
+        self, source: TokenizerSource, text: str, k: int | None, is_stale: Callable[[], bool]
+    ) -> int | None:
+        """How many tokens ``text`` has under ``source`` at step ``k`` (None: every merge),
+        counted from the whole tokenizer's spans (encoded here once per text and source)
+        without splitting them back (``SpanSplitter.tokens_at``); None as for :meth:`at`."""
+        found, splitter = self._splitter(source, text)
+        if not found:
+            splitter = self._split(source, text, is_stale)
+        if splitter is None:
+            return None
+        # (as ``TokenizerSource.at`` cuts: every merge for None or a step past the end)
+        return splitter.tokens_at(splitter.steps if k is None else min(max(k, 0), splitter.steps))
+
     def _split(
         self, source: TokenizerSource, text: str, is_stale: Callable[[], bool]
     ) -> SpanSplitter | None:

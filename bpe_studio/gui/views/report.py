@@ -50,7 +50,9 @@ from ...core.text.display import plural
 from ..model.app_model import AppModel
 from ..model.lab_records import CorpusRef
 from ..model.panes import report_pane
+from ..model.report_cells import ReportCells
 from ..model.run_tokenizer import RUN_LABEL
+from ..model.tokenizer_source import TokenizerSource
 from .common import not_a_tab_stop, points, steady_label, title_label
 from .lazy_page import LazyPage
 from .picker import ENCODE_LOCK, NONE, RUN, Choice, FailedPick, TokenizerPicker, preset_key
@@ -136,12 +138,15 @@ def build_report(
     corpus: CorpusRef | None,
     is_stale: Callable[[], bool] = lambda: False,
     picking: Sequence[bool] | None = None,
+    cells: ReportCells | None = None,
 ) -> Computed | FailedPick | None:
     """Load the tokenizers and samples and compute the report (in a background job); the
     pick under way (``picking``, by choice; all of them if None) whose tokenizer could not be
     built, if one could not. A slot's own choice that cannot be built any more (the run
     discarded, a file deleted since) leaves its column out, as a corpus that cannot be read
-    (a record without the text field, a file gone) leaves its row out, saying why."""
+    (a record without the text field, a file gone) leaves its row out, saying why. ``cells``
+    keeps the cells from one report to the next (a paused run's step changes its column
+    alone) and counts the run's step from its whole tokenizer's spans."""
     samples: list[Sample] = bundled_samples()
     missing = None
     if corpus is not None:
@@ -151,6 +156,7 @@ def build_report(
             missing = f"{corpus.label}: {e.strerror or e}" if isinstance(e, OSError) else str(e)
     names = _unique_labels([c.label for c in choices])
     tokenizers, unbuilt = [], []
+    runs: dict[int, tuple[TokenizerSource, int | None]] = {}
     for name, choice, picked in zip(names, choices, picking or [True] * len(choices)):
         if is_stale():
             return None
@@ -163,8 +169,15 @@ def build_report(
             unbuilt.append(tok)
             continue
         tokenizers.append((name, tok))
+        if choice.run is not None:
+            runs[id(tok)] = (choice.run, choice.step)
     with ENCODE_LOCK:
-        report = compute_report(samples, tokenizers, is_stale)
+        if cells is None:
+            report = compute_report(samples, tokenizers, is_stale)
+        else:
+            report = compute_report(samples, tokenizers, is_stale, cells.counter(runs, is_stale))
+            if report is not None:
+                cells.done({s.name for s in samples})
     return None if report is None else Computed(report, missing, tuple(unbuilt))
 
 
@@ -178,6 +191,7 @@ class ReportView(LazyPage):
     def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__("bpe-report", hub, parent)
         self.report: Report | None = None
+        self._cells = ReportCells()  # only the page's job uses it
 
         self.choices = [
             TokenizerPicker(hub, pane=report_pane(i), default=default, allow_none=i >= 2)
@@ -354,8 +368,10 @@ class ReportView(LazyPage):
         self.status.setText(encoding)
         if self.report is None:  # the chart says what it waits for (else it keeps its report)
             self._show_empty(encoding)
+        cells = self._cells
         self._job.submit(
-            lambda is_stale: build_report(chosen, corpus, is_stale, picking), throttle=throttle
+            lambda is_stale: build_report(chosen, corpus, is_stale, picking, cells),
+            throttle=throttle,
         )
 
     @Slot(str)
