@@ -4,9 +4,10 @@ What it does: four :class:`~.picker.TokenizerPicker` boxes (the last two may be 
 tokenizers; the samples shipped in ``resources/samples`` (English prose, Chinese, Python code,
 web text, emoji-heavy text) plus the first megabyte of the loaded corpus are encoded with each
 (``report.compute_report``, on a :class:`~..jobs.latest.LatestJob`, only while the page is
-shown) and shown as a table and a grouped bar chart (one ``BarGraphItem`` per tokenizer, updated
-in place). Export CSV and Export PNG write atomically; a failure goes to the window's error
-dialog through :attr:`ReportView.error`.
+shown; cells kept from the report before, a paused run's step counted from its whole
+tokenizer's spans: ``model.report_cells``) and shown as a table and a grouped bar chart
+(one ``BarGraphItem`` per tokenizer, updated in place). Export CSV and Export PNG write
+atomically; a failure goes to the window's error dialog through :attr:`ReportView.error`.
 What it leaves out: the numbers themselves (``core.explain.report``), choosing files of samples.
 """
 
